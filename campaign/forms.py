@@ -1,0 +1,82 @@
+from datetime import timedelta
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from campaign.models import Campaign, Invitation, validate_stat_list
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(
+        label=_("Email"),
+        required=False,
+        help_text=_("Optional; needed only to reset a forgotten password."),
+    )
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
+
+
+class CampaignCreateForm(forms.ModelForm):
+    class Meta:
+        model = Campaign
+        fields = ["name"]
+
+
+class StatListField(forms.CharField):
+    """The stat list typed as codes separated by commas or spaces: "ADR, PUI, …"."""
+
+    def to_python(self, value):
+        text = super().to_python(value)
+        return [code.strip().upper() for code in text.replace(",", " ").split() if code.strip()]
+
+    def prepare_value(self, value):
+        if isinstance(value, list):
+            return ", ".join(value)
+        return value
+
+
+class CampaignSettingsForm(forms.ModelForm):
+    stats = StatListField(
+        label=_("Statistics"),
+        max_length=200,
+        help_text=_(
+            "Codes separated by commas. The rules need ADR, PUI, INS, PRE, VAI, SAV and ESP (R2)."
+        ),
+    )
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "name",
+            "stats",
+            "default_difficulty",
+            "natural_extremes",
+            "hour_rests_per_half_day",
+            "players_roll",
+            "default_roll_visibility",
+            "party_visibility",
+        ]
+
+    def clean_stats(self):
+        stats = self.cleaned_data["stats"]
+        validate_stat_list(stats)
+        return stats
+
+
+class InvitationForm(forms.ModelForm):
+    valid_days = forms.IntegerField(
+        label=_("Valid for (days)"), min_value=1, max_value=90, initial=7
+    )
+
+    class Meta:
+        model = Invitation
+        fields = ["role", "max_uses"]
+
+    def save(self, commit=True):
+        self.instance.expires_at = timezone.now() + timedelta(days=self.cleaned_data["valid_days"])
+        return super().save(commit=commit)

@@ -1,0 +1,51 @@
+"""Writes for campaigns and memberships. Each runs in one transaction."""
+
+from django.db import transaction
+from django.db.models import F
+from django.utils.translation import gettext as _
+
+from campaign.models import Campaign, Invitation, Membership, Role
+
+
+class CampaignError(Exception):
+    """A request the rules of membership refuse; the message is for the person who asked."""
+
+
+def campaign_create(*, user, name: str) -> Campaign:
+    with transaction.atomic():
+        campaign = Campaign.objects.create(name=name)
+        Membership.objects.create(campaign=campaign, user=user, role=Role.GM)
+    return campaign
+
+
+def invitation_accept(*, invitation_id: int, user) -> Membership:
+    """Join through a link. Joining twice is harmless: the existing membership is kept."""
+    with transaction.atomic():
+        invitation = Invitation.objects.select_for_update().get(pk=invitation_id)
+        existing = Membership.objects.filter(campaign_id=invitation.campaign_id, user=user).first()
+        if existing is not None:
+            return existing
+        problem = invitation.problem()
+        if problem:
+            raise CampaignError(problem)
+        Invitation.objects.filter(pk=invitation.pk).update(uses=F("uses") + 1)
+        return Membership.objects.create(
+            campaign_id=invitation.campaign_id, user=user, role=invitation.role
+        )
+
+
+def membership_end(*, membership_id: int) -> None:
+    """A member leaves or is removed. A campaign always keeps at least one GM."""
+    with transaction.atomic():
+        membership = Membership.objects.select_for_update().get(pk=membership_id)
+        if membership.is_gm:
+            gms = Membership.objects.select_for_update().filter(
+                campaign_id=membership.campaign_id, role=Role.GM
+            )
+            if gms.count() <= 1:
+                raise CampaignError(
+                    _("A campaign needs at least one game master: name another GM first.")
+                )
+        # Their characters stay in the campaign, without a player.
+        membership.campaign.characters.filter(owner_id=membership.user_id).update(owner=None)
+        membership.delete()

@@ -1,0 +1,218 @@
+import segno
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from campaign import services
+from campaign.forms import CampaignCreateForm, CampaignSettingsForm, InvitationForm, SignupForm
+from campaign.models import Invitation, Membership
+from campaign.permissions import get_gm_membership, get_membership
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST":
+        if form.is_valid():
+            user = form.save()
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect(request.GET.get("next") or "home")
+        return render(request, "registration/signup.html", {"form": form}, status=400)
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@require_GET
+def home(request):
+    if not request.user.is_authenticated:
+        return render(request, "campaign/welcome.html")
+    memberships = Membership.objects.filter(user=request.user).select_related("campaign")
+    return render(
+        request,
+        "campaign/home.html",
+        {"memberships": memberships, "form": CampaignCreateForm()},
+    )
+
+
+@login_required
+@require_POST
+def campaign_create(request):
+    form = CampaignCreateForm(request.POST)
+    if not form.is_valid():
+        memberships = Membership.objects.filter(user=request.user).select_related("campaign")
+        return render(
+            request, "campaign/home.html", {"memberships": memberships, "form": form}, status=400
+        )
+    campaign = services.campaign_create(user=request.user, name=form.cleaned_data["name"])
+    return redirect("campaign", campaign.pk)
+
+
+@login_required
+@require_GET
+def campaign_detail(request, campaign_id):
+    membership = get_membership(request, campaign_id)
+    campaign = membership.campaign
+    characters = campaign.characters.select_related("owner", "campaign")
+    if membership.is_gm:
+        return render(
+            request,
+            "campaign/dashboard.html",
+            {"campaign": campaign, "membership": membership, "characters": characters},
+        )
+    return render(
+        request,
+        "campaign/player_home.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "own": [c for c in characters if c.owner_id == request.user.pk],
+            "party": [c for c in characters if c.owner_id != request.user.pk],
+        },
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_settings(request, campaign_id):
+    membership = get_gm_membership(request, campaign_id)
+    campaign = membership.campaign
+    form = CampaignSettingsForm(request.POST or None, instance=campaign)
+    if request.method == "POST":
+        if form.is_valid():
+            form.save()
+            messages.success(request, _("Settings saved."))
+            return redirect("campaign_settings", campaign.pk)
+        status = 400
+    else:
+        status = 200
+    return render(
+        request,
+        "campaign/settings.html",
+        {"campaign": campaign, "membership": membership, "form": form},
+        status=status,
+    )
+
+
+def _members_page(request, membership, invite_form, status=200):
+    campaign = membership.campaign
+    return render(
+        request,
+        "campaign/members.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "members": campaign.memberships.select_related("user"),
+            "invitations": campaign.invitations.filter(revoked_at__isnull=True),
+            "invite_form": invite_form,
+            "now": timezone.now(),
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_GET
+def members(request, campaign_id):
+    membership = get_membership(request, campaign_id)
+    return _members_page(request, membership, InvitationForm() if membership.is_gm else None)
+
+
+@login_required
+@require_POST
+def invitation_create(request, campaign_id):
+    membership = get_gm_membership(request, campaign_id)
+    form = InvitationForm(request.POST)
+    if not form.is_valid():
+        return _members_page(request, membership, form, status=400)
+    form.instance.campaign = membership.campaign
+    form.instance.created_by = request.user
+    form.save()
+    messages.success(request, _("Invitation link created."))
+    return redirect("members", campaign_id)
+
+
+@login_required
+@require_POST
+def invitation_revoke(request, campaign_id, invitation_id):
+    get_gm_membership(request, campaign_id)
+    invitation = get_object_or_404(Invitation, pk=invitation_id, campaign_id=campaign_id)
+    if invitation.revoked_at is None:
+        invitation.revoked_at = timezone.now()
+        invitation.save(update_fields=["revoked_at"])
+    messages.success(request, _("Invitation revoked: the link no longer works."))
+    return redirect("members", campaign_id)
+
+
+@login_required
+@require_GET
+def invitation_qr(request, campaign_id, invitation_id):
+    get_gm_membership(request, campaign_id)
+    invitation = get_object_or_404(Invitation, pk=invitation_id, campaign_id=campaign_id)
+    url = request.build_absolute_uri(reverse("join", args=[invitation.token]))
+    svg = segno.make(url, error="m").svg_inline(scale=6, dark="#000", light="#fff")
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@require_http_methods(["GET", "POST"])
+def join(request, token):
+    invitation = Invitation.objects.select_related("campaign").filter(token=token).first()
+    if invitation is None:
+        return render(
+            request,
+            "campaign/join.html",
+            {"problem": _("This invitation link is not valid.")},
+            status=404,
+        )
+    if not request.user.is_authenticated:
+        return render(request, "campaign/join.html", {"invitation": invitation, "anonymous": True})
+    if request.method == "POST":
+        try:
+            services.invitation_accept(invitation_id=invitation.pk, user=request.user)
+        except services.CampaignError as error:
+            return render(
+                request,
+                "campaign/join.html",
+                {"invitation": invitation, "problem": str(error)},
+                status=410,
+            )
+        messages.success(request, _("Welcome to %(name)s!") % {"name": invitation.campaign.name})
+        return redirect("campaign", invitation.campaign_id)
+    problem = invitation.problem()
+    return render(
+        request,
+        "campaign/join.html",
+        {"invitation": invitation, "problem": problem},
+        status=410 if problem else 200,
+    )
+
+
+@login_required
+@require_POST
+def member_remove(request, campaign_id, membership_id):
+    get_gm_membership(request, campaign_id)
+    target = get_object_or_404(Membership, pk=membership_id, campaign_id=campaign_id)
+    return _end_membership(request, target, redirect_to=reverse("members", args=[campaign_id]))
+
+
+@login_required
+@require_POST
+def leave(request, campaign_id):
+    membership = get_membership(request, campaign_id)
+    return _end_membership(request, membership, redirect_to=reverse("home"))
+
+
+def _end_membership(request, membership, *, redirect_to):
+    try:
+        services.membership_end(membership_id=membership.pk)
+    except services.CampaignError as error:
+        messages.error(request, str(error))
+        own = get_membership(request, membership.campaign_id)
+        return _members_page(request, own, InvitationForm() if own.is_gm else None, status=409)
+    return redirect(redirect_to)

@@ -1,0 +1,68 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from campaign.models import Role
+from characters.models import STAT_MAX, STAT_MIN, Character, Kind
+
+
+class CharacterForm(forms.ModelForm):
+    """A character with one number field per stat of the campaign's ruleset (R2)."""
+
+    class Meta:
+        model = Character
+        fields = [
+            "name",
+            "kind",
+            "owner",
+            "pv",
+            "pv_max",
+            "flux",
+            "flux_max",
+            "pa",
+            "actions",
+            "reflexes",
+            "public_notes",
+            "gm_notes",
+        ]
+        widgets = {
+            "public_notes": forms.Textarea(attrs={"rows": 3}),
+            "gm_notes": forms.Textarea(attrs={"rows": 3}),
+        }
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.instance.campaign = campaign
+        players = campaign.memberships.filter(role=Role.PLAYER).values_list("user_id", flat=True)
+        self.fields["owner"].queryset = self.fields["owner"].queryset.filter(pk__in=players)
+        self.fields["owner"].required = False
+        self.stat_codes = list(campaign.stats)
+        for code in self.stat_codes:
+            self.fields[f"stat_{code}"] = forms.IntegerField(
+                label=code,
+                min_value=STAT_MIN,
+                max_value=STAT_MAX,
+                initial=self.instance.stats.get(code, 0) if self.instance.pk else 0,
+            )
+        for name in ("pv", "pv_max", "flux", "flux_max"):
+            self.fields[name].widget.attrs["inputmode"] = "numeric"
+
+    def stat_fields(self):
+        return [self[f"stat_{code}"] for code in self.stat_codes]
+
+    def other_fields(self):
+        return [self[name] for name in self.Meta.fields]
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("kind") == Kind.NPC and cleaned.get("owner"):
+            self.add_error("owner", _("Only a player character can be given to a player."))
+        return cleaned
+
+    def _post_clean(self):
+        self.instance.stats = {
+            code: self.cleaned_data[f"stat_{code}"]
+            for code in self.stat_codes
+            if f"stat_{code}" in self.cleaned_data
+        }
+        super()._post_clean()

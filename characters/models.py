@@ -1,0 +1,116 @@
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from campaign.models import Campaign
+
+STAT_MIN, STAT_MAX = -10, 30
+RESOURCE_MAX = 999
+
+
+class Kind(models.TextChoices):
+    PC = "pc", _("Player character")
+    NPC = "npc", _("Non-player character")
+
+
+class Character(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="characters")
+    name = models.CharField(_("name"), max_length=80)
+    kind = models.CharField(_("kind"), max_length=4, choices=Kind.choices, default=Kind.PC)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="characters",
+    )
+    # Base values per stat code of the campaign's list (R2); effective values are derived.
+    stats = models.JSONField(_("statistics"), default=dict)
+    # R1: PV may go below 0, Flux never; neither current value above its maximum.
+    pv = models.IntegerField(_("PV"), validators=[MaxValueValidator(RESOURCE_MAX)])
+    pv_max = models.PositiveSmallIntegerField(
+        _("max PV"), validators=[MinValueValidator(1), MaxValueValidator(RESOURCE_MAX)]
+    )
+    flux = models.PositiveSmallIntegerField(_("Flux"), validators=[MaxValueValidator(RESOURCE_MAX)])
+    flux_max = models.PositiveSmallIntegerField(
+        _("max Flux"), validators=[MaxValueValidator(RESOURCE_MAX)]
+    )
+    pa = models.PositiveSmallIntegerField(
+        _("PA (armour)"), default=0, validators=[MaxValueValidator(99)]
+    )
+    actions = models.PositiveSmallIntegerField(
+        _("actions per turn"), default=2, validators=[MaxValueValidator(10)]
+    )
+    reflexes = models.PositiveSmallIntegerField(
+        _("reflexes per turn"), default=1, validators=[MaxValueValidator(10)]
+    )
+    public_notes = models.TextField(_("public notes"), blank=True, max_length=5000)
+    gm_notes = models.TextField(_("GM-only notes"), blank=True, max_length=5000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["kind", "name", "pk"]
+        verbose_name = _("character")
+        verbose_name_plural = _("characters")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(pv__lte=models.F("pv_max")), name="pv_not_above_max"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(flux__lte=models.F("flux_max")), name="flux_not_above_max"
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        errors = {}
+        if self.pv is not None and self.pv_max is not None and self.pv > self.pv_max:
+            errors["pv"] = _("Current PV cannot be above max PV (R1).")
+        if self.flux is not None and self.flux_max is not None and self.flux > self.flux_max:
+            errors["flux"] = _("Current Flux cannot be above max Flux (R1).")
+        if self.owner_id and self.kind == Kind.NPC:
+            errors["owner"] = _("Only a player character can be given to a player.")
+        if (
+            self.owner_id
+            and self.campaign_id
+            and not self.campaign.memberships.filter(user_id=self.owner_id).exists()
+        ):
+            errors["owner"] = _("The player must be a member of the campaign.")
+        if self.campaign_id:
+            unknown = set(self.stats) - set(self.campaign.stats)
+            if unknown:
+                errors["stats"] = _("Statistics not in this campaign's ruleset: %(codes)s.") % {
+                    "codes": ", ".join(sorted(unknown))
+                }
+        for code, value in self.stats.items():
+            if not isinstance(value, int) or not STAT_MIN <= value <= STAT_MAX:
+                errors["stats"] = _("%(code)s must be a whole number from %(lo)s to %(hi)s.") % {
+                    "code": code,
+                    "lo": STAT_MIN,
+                    "hi": STAT_MAX,
+                }
+        if errors:
+            raise ValidationError(errors)
+
+    def stat_rows(self) -> list[tuple[str, int]]:
+        """The campaign's stats in its order, 0 for a stat added after the character."""
+        return [(code, self.stats.get(code, 0)) for code in self.campaign.stats]
+
+    @staticmethod
+    def percent(value: int, maximum: int) -> int:
+        if maximum <= 0:
+            return 0
+        return max(0, min(100, round(100 * value / maximum)))
+
+    @property
+    def pv_percent(self) -> int:
+        return self.percent(self.pv, self.pv_max)
+
+    @property
+    def flux_percent(self) -> int:
+        return self.percent(self.flux, self.flux_max)
