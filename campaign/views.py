@@ -6,6 +6,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -13,6 +14,7 @@ from campaign import services
 from campaign.forms import CampaignCreateForm, CampaignSettingsForm, InvitationForm, SignupForm
 from campaign.models import Invitation, Membership
 from campaign.permissions import get_gm_membership, get_membership
+from characters.models import Kind
 
 
 @require_http_methods(["GET", "POST"])
@@ -24,7 +26,12 @@ def signup(request):
         if form.is_valid():
             user = form.save()
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect(request.GET.get("next") or "home")
+            next_url = request.GET.get("next", "")
+            if not url_has_allowed_host_and_scheme(
+                next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+            ):
+                next_url = "home"  # never an open redirect to another site
+            return redirect(next_url)
         return render(request, "registration/signup.html", {"form": form}, status=400)
     return render(request, "registration/signup.html", {"form": form})
 
@@ -73,7 +80,8 @@ def campaign_detail(request, campaign_id):
             "campaign": campaign,
             "membership": membership,
             "own": [c for c in characters if c.owner_id == request.user.pk],
-            "party": [c for c in characters if c.owner_id != request.user.pk],
+            # The party is the other PCs: NPCs are the GM's to reveal.
+            "party": [c for c in characters if c.owner_id != request.user.pk and c.kind == Kind.PC],
         },
     )
 

@@ -1,0 +1,168 @@
+"""Shared fixtures: one campaign, its GM, two players, an outsider, and a client for each.
+
+Three people as in healthchecks' tests (`gm`, `player`, `outsider`), plus `other_player` so
+that "a player who does not own this character" can be told apart from "its owner".
+"""
+
+from types import SimpleNamespace
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from campaign import services
+from campaign.models import Invitation, Membership, Role
+from characters.models import Character, Kind
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    # The default PBKDF2 takes a good part of a second per hash; tests need no strength.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def _user(username: str):
+    return get_user_model().objects.create_user(
+        username=username, email=f"{username}@example.com", password="correct horse battery"
+    )
+
+
+@pytest.fixture
+def gm(db):
+    return _user("gaelle_mj")
+
+
+@pytest.fixture
+def player(db):
+    return _user("paul_joueur")
+
+
+@pytest.fixture
+def other_player(db):
+    return _user("olivia_joueuse")
+
+
+@pytest.fixture
+def outsider(db):
+    return _user("oscar_dehors")
+
+
+@pytest.fixture
+def campaign(gm, player, other_player):
+    campaign = services.campaign_create(user=gm, name="La Tour de Sel")
+    Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
+    Membership.objects.create(campaign=campaign, user=other_player, role=Role.PLAYER)
+    return campaign
+
+
+def _stats(campaign, base: int) -> dict[str, int]:
+    return {code: (base + i) % 4 for i, code in enumerate(campaign.stats)}
+
+
+@pytest.fixture
+def pc(campaign, player):
+    return Character.objects.create(
+        campaign=campaign,
+        name="Isaure",
+        kind=Kind.PC,
+        owner=player,
+        stats=_stats(campaign, 1),
+        pv=11,
+        pv_max=14,
+        flux=7,
+        flux_max=10,
+        pa=2,
+        public_notes="Porte une lanterne bleue.",
+        gm_notes="Secretement la fille du Vicomte.",
+    )
+
+
+@pytest.fixture
+def other_pc(campaign, other_player):
+    return Character.objects.create(
+        campaign=campaign,
+        name="Gaspard",
+        kind=Kind.PC,
+        owner=other_player,
+        stats=_stats(campaign, 2),
+        pv=18,
+        pv_max=18,
+        flux=6,
+        flux_max=6,
+        pa=4,
+        public_notes="Forgeron de Valombre.",
+        gm_notes="Doit une dette au Vicomte.",
+    )
+
+
+@pytest.fixture
+def npc(campaign):
+    return Character.objects.create(
+        campaign=campaign,
+        name="Le Vicomte masque",
+        kind=Kind.NPC,
+        stats=_stats(campaign, 3),
+        pv=12,
+        pv_max=12,
+        flux=4,
+        flux_max=4,
+        public_notes="Un masque d'argent.",
+        gm_notes="Le grand mechant de la campagne.",
+    )
+
+
+@pytest.fixture
+def invitation(campaign, gm):
+    return Invitation.objects.create(campaign=campaign, role=Role.PLAYER, created_by=gm)
+
+
+def _client_for(user=None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def anon_client():
+    return _client_for()
+
+
+@pytest.fixture
+def gm_client(gm):
+    return _client_for(gm)
+
+
+@pytest.fixture
+def player_client(player):
+    return _client_for(player)
+
+
+@pytest.fixture
+def other_player_client(other_player):
+    return _client_for(other_player)
+
+
+@pytest.fixture
+def outsider_client(outsider):
+    return _client_for(outsider)
+
+
+@pytest.fixture
+def world(campaign, gm, player, other_player, outsider, pc, other_pc, npc, invitation):
+    """Everything the route tables need to build a URL and a valid POST body."""
+    memberships = {m.user_id: m for m in campaign.memberships.all()}
+    return SimpleNamespace(
+        campaign=campaign,
+        gm=gm,
+        player=player,
+        other_player=other_player,
+        outsider=outsider,
+        pc=pc,
+        other_pc=other_pc,
+        npc=npc,
+        invitation=invitation,
+        gm_membership=memberships[gm.pk],
+        player_membership=memberships[player.pk],
+        other_player_membership=memberships[other_player.pk],
+    )

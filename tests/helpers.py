@@ -1,0 +1,104 @@
+"""Assertions shared by the test modules."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
+from urllib.parse import urlsplit
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from django.utils.html import escape
+
+# Every app whose rows a refused request must leave alone; new models are picked up as added.
+_APPS = ("campaign", "characters", "rules")
+
+
+def db_state() -> dict[str, list[dict]]:
+    """Every row of the project's models and of users, to compare before and after a request."""
+    models = [get_user_model()]
+    for label in _APPS:
+        models.extend(apps.get_app_config(label).get_models())
+    return {
+        model._meta.label: list(model._default_manager.order_by("pk").values())
+        for model in models
+    }
+
+
+def assert_redirects_to_login(response, path: str) -> None:
+    assert response.status_code == 302, response.status_code
+    location = urlsplit(response["Location"])
+    assert location.path == reverse("login")
+    assert f"next={path}" in location.query.replace("%2F", "/")
+
+
+def assert_form_error(response, field: str, form_key: str = "form") -> None:
+    """A 400 with the form re-rendered and the field's message shown to the person."""
+    assert response.status_code == 400, response.status_code
+    form = response.context[form_key]
+    errors = form.errors.get(field) if field != "__all__" else form.non_field_errors()
+    assert errors, f"no error on {field!r}: {form.errors!r}"
+    content = response.content.decode()
+    for message in errors:
+        assert escape(message) in content, message
+
+
+@dataclass(frozen=True)
+class Route:
+    """How to call one URL: its methods, its URL and a body a GM's request would succeed with."""
+
+    methods: tuple[str, ...]
+    url: Callable[[SimpleNamespace], str]
+    data: Callable[[SimpleNamespace], dict] = lambda world: {}
+    gm_only: bool = True
+
+
+def route_params(routes: dict[str, Route], only=None) -> list[tuple[str, str]]:
+    return [
+        (name, method)
+        for name, route in routes.items()
+        if only is None or only(route)
+        for method in route.methods
+    ]
+
+
+def call(client, routes: dict[str, Route], name: str, method: str, world):
+    route = routes[name]
+    url = route.url(world)
+    if method == "get":
+        return url, client.get(url)
+    return url, client.post(url, route.data(world))
+
+
+def character_data(campaign, **overrides) -> dict:
+    data = {
+        "name": "Nouvelle venue",
+        "kind": "pc",
+        "owner": "",
+        "pv": "10",
+        "pv_max": "12",
+        "flux": "5",
+        "flux_max": "8",
+        "pa": "1",
+        "actions": "2",
+        "reflexes": "1",
+        "public_notes": "",
+        "gm_notes": "",
+    }
+    data.update({f"stat_{code}": "1" for code in campaign.stats})
+    data.update({key: str(value) for key, value in overrides.items()})
+    return data
+
+
+def settings_data(campaign, **overrides) -> dict:
+    data = {
+        "name": campaign.name,
+        "stats": ", ".join(campaign.stats),
+        "default_difficulty": "10",
+        "hour_rests_per_half_day": "1",
+        "players_roll": "on",
+        "default_roll_visibility": "everyone",
+        "party_visibility": "state",
+    }
+    data.update({key: str(value) for key, value in overrides.items()})
+    return {key: value for key, value in data.items() if value != "False"}
