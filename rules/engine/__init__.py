@@ -1,0 +1,214 @@
+"""Chroniqueur's rules engine: every rule of RULES.md (R1–R32) as pure Python.
+
+No Django, no database, no global randomness, no clock reads: each operation takes a frozen
+`CampaignState`, a character `key`, its inputs, a dice source `rng` (a `random.Random`, e.g.
+`random.SystemRandom()`, or `ScriptedDice` for typed-in dice, R9) and a `Ruleset`, and returns
+an `Outcome` (new state, rolls, checks, changes, rule ids, FR/EN explanation). Errors are
+`RuleError` subclasses with `code`, `message_fr` and `message_en`; the input is never changed.
+Options are keyword-only.
+
+State and settings
+    Ruleset, DEFAULT_RULESET, CampaignState, CharacterState, Vital, Condition, ConditionKind,
+    Sequel, Illness, Severity, Surface, Soften, SEQUEL_TABLE, CAUSE_* constants
+Dice
+    parse_dice(text) -> DiceExpr; roll(expr, rng) -> Roll; ScriptedDice(values, typed_in=True)
+Tests (R5–R9)
+    check(campaign, key, stat, *, rng, skill, difficulty, modifiers, ruleset) -> Outcome
+    success_probability(character, stat, *, skill, difficulty, modifiers, ruleset) -> Fraction
+    Modifier(label, value, rule_id, label_en), CheckResult; skills SURVIE, MEDECINE, AGILITE,
+    CONSTITUTION, VOLONTE
+Health (R1, R3, R10–R16, R26)
+    take_damage(campaign, key, amount, *, rng, ignores_pa, cause), heal(campaign, key, amount),
+    spend_flux / restore_flux(campaign, key, amount), end_scene(campaign),
+    attempt_stabilise(campaign, key, *, rng, healer_key | healer_esp, modifiers, difficulty),
+    attempt_wake(campaign, key, *, rng, sequel_cause, difficulty, modifiers),
+    gm_end_coma(campaign, key, *, pv), gm_revive(campaign, key, *, pv)
+Conditions (R20–R26)
+    effective(character) -> Effective, describe_condition(condition) -> (fr, en),
+    add_condition / remove_condition(campaign, key, kind, *, cause),
+    attempt_free(campaign, key, stat, *, rng, skill, difficulty, modifiers)
+Rest (R17–R19, R31)
+    night_rest(campaign, *, hours, rng, keys, poor_quality, clinic_keys), clinic_night(...),
+    partial_night(...), hour_rest(campaign, *, rng, gm_override),
+    share_hour_rest(campaign, *, splits={key: (pv, flux)})
+Complications (R27–R30)
+    fall(campaign, key, *, rng, storeys | in_motion, surface, soften, difficulty, modifiers),
+    fall_height(...), fall_ill(campaign, key, *, severity, rng, name),
+    take_remedy(campaign, key, *, rng)
+Time (R32)
+    advance_clock(campaign, *, rng, minutes | to), advance_to_morning(campaign, *, rng),
+    next_morning(moment, ruleset)
+Outcomes
+    Outcome, Change, Line, replay(state, changes) -> CampaignState
+"""
+
+from .checks import (
+    AGILITE,
+    CONSTITUTION,
+    MEDECINE,
+    SURVIE,
+    VOLONTE,
+    CheckResult,
+    Modifier,
+    check,
+    success_probability,
+)
+from .clock import advance_clock, advance_to_morning, next_morning
+from .complications import fall, fall_height, fall_ill, take_remedy
+from .conditions import Effective, add_condition, attempt_free, effective, remove_condition
+from .dice import DiceExpr, DiceSource, Roll, ScriptedDice, parse_dice, roll
+from .errors import (
+    CannotSoften,
+    CharacterDead,
+    ConditionNotPresent,
+    DiceScriptExhausted,
+    DieValueOutOfRange,
+    HourRestLimitReached,
+    HourRestPending,
+    InvalidAmount,
+    InvalidClockMove,
+    InvalidDiceExpression,
+    InvalidFall,
+    InvalidHealer,
+    InvalidHourRestSplit,
+    InvalidState,
+    NoPendingHourRest,
+    NotConscious,
+    NotDead,
+    NotEnoughFlux,
+    NotIll,
+    NotInComa,
+    NotStabilised,
+    ReplayMismatch,
+    RuleError,
+    UnknownCharacter,
+    UnknownStat,
+    WakeAlreadyTried,
+)
+from .health import (
+    attempt_stabilise,
+    attempt_wake,
+    end_scene,
+    gm_end_coma,
+    gm_revive,
+    heal,
+    restore_flux,
+    spend_flux,
+    take_damage,
+)
+from .outcome import Change, Line, Outcome, replay
+from .rest import clinic_night, hour_rest, night_rest, partial_night, share_hour_rest
+from .state import (
+    CAUSE_DEATHS_DOOR,
+    CAUSE_FLUX,
+    CAUSE_GM,
+    CAUSE_SLEEP,
+    DEFAULT_RULESET,
+    DEFAULT_STATS,
+    SEQUEL_TABLE,
+    CampaignState,
+    CharacterState,
+    Condition,
+    ConditionKind,
+    Illness,
+    Ruleset,
+    Sequel,
+    Severity,
+    Soften,
+    Surface,
+    Vital,
+)
+from .text import describe_condition
+
+__all__ = [
+    "AGILITE",
+    "CAUSE_DEATHS_DOOR",
+    "CAUSE_FLUX",
+    "CAUSE_GM",
+    "CAUSE_SLEEP",
+    "CONSTITUTION",
+    "DEFAULT_RULESET",
+    "DEFAULT_STATS",
+    "MEDECINE",
+    "SEQUEL_TABLE",
+    "SURVIE",
+    "VOLONTE",
+    "CampaignState",
+    "CannotSoften",
+    "Change",
+    "CharacterDead",
+    "CharacterState",
+    "CheckResult",
+    "Condition",
+    "ConditionKind",
+    "ConditionNotPresent",
+    "DiceExpr",
+    "DiceScriptExhausted",
+    "DiceSource",
+    "DieValueOutOfRange",
+    "Effective",
+    "HourRestLimitReached",
+    "HourRestPending",
+    "Illness",
+    "InvalidAmount",
+    "InvalidClockMove",
+    "InvalidDiceExpression",
+    "InvalidFall",
+    "InvalidHealer",
+    "InvalidHourRestSplit",
+    "InvalidState",
+    "Line",
+    "Modifier",
+    "NoPendingHourRest",
+    "NotConscious",
+    "NotDead",
+    "NotEnoughFlux",
+    "NotIll",
+    "NotInComa",
+    "NotStabilised",
+    "Outcome",
+    "ReplayMismatch",
+    "Roll",
+    "RuleError",
+    "Ruleset",
+    "ScriptedDice",
+    "Sequel",
+    "Severity",
+    "Soften",
+    "Surface",
+    "UnknownCharacter",
+    "UnknownStat",
+    "Vital",
+    "WakeAlreadyTried",
+    "add_condition",
+    "advance_clock",
+    "advance_to_morning",
+    "attempt_free",
+    "attempt_stabilise",
+    "attempt_wake",
+    "check",
+    "clinic_night",
+    "describe_condition",
+    "effective",
+    "end_scene",
+    "fall",
+    "fall_height",
+    "fall_ill",
+    "gm_end_coma",
+    "gm_revive",
+    "heal",
+    "hour_rest",
+    "next_morning",
+    "night_rest",
+    "parse_dice",
+    "partial_night",
+    "remove_condition",
+    "replay",
+    "restore_flux",
+    "roll",
+    "share_hour_rest",
+    "spend_flux",
+    "success_probability",
+    "take_damage",
+    "take_remedy",
+]

@@ -1,0 +1,173 @@
+"""The game clock (R32): moving it applies, in order, everything that falls due on the way."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from .dice import DiceSource
+from .errors import InvalidClockMove
+from .health import HOUR, coma_hour, fall_into_coma, wake_try
+from .outcome import Outcome, Transaction
+from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
+from .text import SEVERITY_TEXT
+
+DAY = timedelta(days=1)
+
+
+def _daily(start: datetime, end: datetime, hour: int) -> list[datetime]:
+    """Every `hour`:00 with start < t <= end."""
+    moment = start.replace(hour=hour, minute=0, second=0, microsecond=0)
+    if moment <= start:
+        moment += DAY
+    times = []
+    while moment <= end:
+        times.append(moment)
+        moment += DAY
+    return times
+
+
+def next_morning(moment: datetime, ruleset: Ruleset = DEFAULT_RULESET) -> datetime:
+    """The first morning (R30, `Ruleset.morning_hour`) strictly after `moment`."""
+    return _daily(moment, moment + DAY, ruleset.morning_hour)[0]
+
+
+def half_day_starts(ruleset: Ruleset = DEFAULT_RULESET) -> tuple[int, int]:
+    """R18: half-days start at the morning hour and twelve hours later."""
+    return ruleset.morning_hour, (ruleset.morning_hour + 12) % 24
+
+
+def character_due(character: CharacterState, ruleset: Ruleset) -> tuple[datetime, str] | None:
+    """The one timer a character can have running, as (when, kind), or None."""
+    vital = character.vital
+    if vital is Vital.BORROWED_TIME and character.coma_due:
+        return character.coma_due, "coma_due"
+    if vital is Vital.COMA and character.next_coma_hour:
+        return character.next_coma_hour, "coma_hour"
+    anchor = character.last_wake_try or character.stabilised_at
+    if vital is Vital.STABILISED and ruleset.automatic_wake_tries and anchor:
+        return anchor + HOUR, "wake"
+    return None
+
+
+def _half_day(tx: Transaction, key: str | None) -> None:
+    tx.set_campaign("hour_rests_used", 0, "R18")
+
+
+def _morning(tx: Transaction, key: str | None) -> None:
+    for character in tx.state.characters:
+        illness = character.illness
+        if illness is None or character.vital is Vital.DEAD:
+            continue
+        fr, en = SEVERITY_TEXT[illness.severity]
+        if illness.days_left <= 0:
+            tx.set(character.key, "illness", None, "R30")
+            tx.say("R30", f"n'est plus {fr}", f"is no longer {en}", character.key)
+        else:
+            left = illness.days_left - 1
+            tx.set(character.key, "illness", replace(illness, days_left=left), "R30")
+            tx.say(
+                "R30",
+                f"{fr} : encore {left} jour(s) après ce matin",
+                f"{en}: {left} more day(s) after this morning",
+                character.key,
+            )
+
+
+def _coma_due(tx: Transaction, key: str | None) -> None:
+    tx.say("R10", "le sursis est écoulé", "borrowed time has run out", key)
+    fall_into_coma(tx, str(key), "R10")
+
+
+def _coma_hour(tx: Transaction, key: str | None) -> None:
+    coma_hour(tx, str(key))
+
+
+def _wake(tx: Transaction, key: str | None) -> None:
+    wake_try(tx, str(key), cause="", difficulty=None, modifiers=())
+
+
+_HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
+    "half_day": _half_day,
+    "morning": _morning,
+    "coma_due": _coma_due,
+    "coma_hour": _coma_hour,
+    "wake": _wake,
+}
+
+
+def run_clock(tx: Transaction, target: datetime) -> None:
+    """Move `tx` to `target`, applying every due event in time order.
+
+    Campaign events (half-day, morning) are those after the start and up to the target;
+    at equal times they come first, then characters in state order. A character's overdue
+    timer (before the start) is applied at its own time, so the log tells when it fell due.
+    """
+    start = tx.now
+    fixed = sorted(
+        [(t, 0, "half_day") for h in half_day_starts(tx.ruleset) for t in _daily(start, target, h)]
+        + [(t, 1, "morning") for t in _daily(start, target, tx.ruleset.morning_hour)]
+    )
+    index = 0
+    while True:
+        best: tuple[datetime, int, str, str | None] | None = None
+        if index < len(fixed):
+            best = (*fixed[index], None)
+        for rank, character in enumerate(tx.state.characters, start=2):
+            due = character_due(character, tx.ruleset)
+            if due and due[0] <= target and (best is None or (due[0], rank) < best[:2]):
+                best = (due[0], rank, due[1], character.key)
+        if best is None:
+            break
+        when, _, kind, key = best
+        index += key is None
+        tx.now = when
+        _HANDLERS[kind](tx, key)
+    tx.now = target
+    tx.set_campaign("clock", target, "R32")
+
+
+def advance_clock(
+    campaign: CampaignState,
+    *,
+    rng: random.Random | DiceSource,
+    minutes: float | None = None,
+    to: datetime | None = None,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R32: advance by `minutes` or to the time `to`, applying everything due on the way:
+    borrowed time running out (R10), coma hours (R11), automatic waking tries (R13),
+    the half-day reset of hour rests (R18) and each morning's illness countdown (R30)."""
+    if (minutes is None) == (to is None):
+        raise InvalidClockMove(
+            "Indiquez soit une durée, soit une heure d'arrivée.",
+            "Give either a duration or a target time.",
+        )
+    target = campaign.clock + timedelta(minutes=minutes) if to is None else to
+    if target < campaign.clock:
+        raise InvalidClockMove(
+            f"L'horloge ne recule pas ({campaign.clock:%d/%m %H:%M} → {target:%d/%m %H:%M}).",
+            f"The clock does not go back ({campaign.clock:%d/%m %H:%M} → {target:%d/%m %H:%M}).",
+        )
+    tx = Transaction(campaign, rng, ruleset)
+    tx.say(
+        "R32",
+        f"l'horloge avance de {campaign.clock:%d/%m %H:%M} à {target:%d/%m %H:%M}",
+        f"the clock moves from {campaign.clock:%d/%m %H:%M} to {target:%d/%m %H:%M}",
+    )
+    run_clock(tx, target)
+    return tx.outcome()
+
+
+def advance_to_morning(
+    campaign: CampaignState,
+    *,
+    rng: random.Random | DiceSource,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R32 "to the next morning"."""
+    return advance_clock(
+        campaign, rng=rng, to=next_morning(campaign.clock, ruleset), ruleset=ruleset
+    )

@@ -1,0 +1,168 @@
+"""Conditions (R20–R26): their effects, how they combine, how they are added and removed."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .checks import Modifier, require_alive, require_conscious, roll_check
+from .dice import DiceSource
+from .errors import ConditionNotPresent
+from .outcome import Outcome, Transaction
+from .state import (
+    CAUSE_GM,
+    DEFAULT_RULESET,
+    CampaignState,
+    CharacterState,
+    Condition,
+    ConditionKind,
+    Ruleset,
+    Vital,
+)
+from .text import condition_name
+
+CONDITION_RULE = {
+    ConditionKind.EBRANLE: "R20",
+    ConditionKind.EXTENUE: "R21",
+    ConditionKind.GENE: "R22",
+    ConditionKind.IMMOBILISE: "R23",
+    ConditionKind.PARALYSE: "R24",
+    ConditionKind.SURPRIS: "R25",
+}
+EBRANLE_PA_LOSS = 3  # R20
+
+
+@dataclass(frozen=True, slots=True)
+class Effective:
+    """What a character can do right now, all conditions and its vital state combined."""
+
+    actions: int
+    reflexes: int
+    pa: int
+    can_move: bool
+    can_travel_far: bool
+    odd_d20_zero: bool
+    conscious: bool
+
+
+def effective(character: CharacterState) -> Effective:
+    """Combine every condition (R20–R25) with the R4 base counts; counts never go below 0.
+
+    An unconscious or dead character has no action, reflex or movement (R10–R16).
+    """
+    kinds = {c.kind for c in character.conditions}
+    conscious = character.vital in (Vital.UP, Vital.BORROWED_TIME)
+    actions = character.actions - (ConditionKind.GENE in kinds)
+    if ConditionKind.SURPRIS in kinds:
+        actions = min(actions, 1)
+    no_reflex = {ConditionKind.EBRANLE, ConditionKind.SURPRIS, ConditionKind.PARALYSE}
+    if ConditionKind.PARALYSE in kinds or not conscious:
+        actions = 0
+    return Effective(
+        actions=max(0, actions),
+        reflexes=0 if kinds & no_reflex or not conscious else max(0, character.reflexes),
+        pa=max(0, character.pa - EBRANLE_PA_LOSS * (ConditionKind.EBRANLE in kinds)),
+        can_move=conscious and ConditionKind.IMMOBILISE not in kinds,
+        can_travel_far=conscious and ConditionKind.EXTENUE not in kinds,
+        odd_d20_zero=bool(kinds & {ConditionKind.EXTENUE, ConditionKind.IMMOBILISE}),
+        conscious=conscious,
+    )
+
+
+def put_condition(tx: Transaction, key: str, condition: Condition, rule_id: str) -> None:
+    character = tx.char(key)
+    if condition in character.conditions:
+        return
+    tx.set(key, "conditions", (*character.conditions, condition), rule_id)
+    fr, en = condition_name(condition.kind)
+    tx.say(rule_id, f"devient {fr} ({condition.cause})", f"becomes {en} ({condition.cause})", key)
+
+
+def drop_conditions(
+    tx: Transaction,
+    key: str,
+    kind: ConditionKind,
+    cause: str | None,
+    rule_id: str,
+    *,
+    by_gm: bool = False,
+) -> bool:
+    """Remove `kind` (of `cause`, or of any cause when None); say whether one was there."""
+    character = tx.char(key)
+    kept = tuple(
+        c for c in character.conditions if not (c.kind is kind and cause in (None, c.cause))
+    )
+    if kept == character.conditions:
+        return False
+    tx.set(key, "conditions", kept, rule_id, by_gm=by_gm)
+    fr, en = condition_name(kind)
+    tx.say(rule_id, f"n'est plus {fr}", f"is no longer {en}", key)
+    return True
+
+
+def add_condition(
+    campaign: CampaignState,
+    key: str,
+    kind: ConditionKind,
+    *,
+    cause: str = CAUSE_GM,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """Give a condition (R20–R25) with its cause; the same kind and cause twice is one."""
+    require_alive(campaign.character(key))
+    tx = Transaction(campaign, None, ruleset)
+    put_condition(tx, key, Condition(kind, cause), CONDITION_RULE[kind])
+    return tx.outcome()
+
+
+def remove_condition(
+    campaign: CampaignState,
+    key: str,
+    kind: ConditionKind,
+    *,
+    cause: str | None = None,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """The GM removes a condition by hand (R26), of one cause or of every cause."""
+    character = campaign.character(key)
+    tx = Transaction(campaign, None, ruleset)
+    if not drop_conditions(tx, key, kind, cause, "R26", by_gm=True):
+        fr, en = condition_name(kind)
+        raise ConditionNotPresent(
+            f"{character.label} n'est pas {fr}.", f"{character.label} is not {en}."
+        )
+    return tx.outcome()
+
+
+def attempt_free(
+    campaign: CampaignState,
+    key: str,
+    stat: str,
+    *,
+    rng: random.Random | DiceSource,
+    skill: str | None = None,
+    difficulty: int | None = None,
+    modifiers: Iterable[Modifier] = (),
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R23: a suitable test to break free; success ends every Immobilisé condition."""
+    character = campaign.character(key)
+    require_conscious(character)
+    if not character.has(ConditionKind.IMMOBILISE):
+        raise ConditionNotPresent(
+            f"{character.label} n'est pas Immobilisé.", f"{character.label} is not Immobilised."
+        )
+    tx = Transaction(campaign, rng, ruleset)
+    result = roll_check(
+        tx,
+        key,
+        stat,
+        skill=skill,
+        difficulty=difficulty,
+        modifiers=tuple(modifiers),
+        rule_id="R23",
+    )
+    if result.success:
+        drop_conditions(tx, key, ConditionKind.IMMOBILISE, None, "R23")
+    return tx.outcome()

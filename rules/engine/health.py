@@ -1,0 +1,427 @@
+"""PV, Flux and the road through death's door (R1, R3, R10–R16, R26)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from datetime import timedelta
+
+from .checks import (
+    MEDECINE,
+    SURVIE,
+    Modifier,
+    require_alive,
+    require_conscious,
+    roll_check,
+    roll_raw_check,
+)
+from .conditions import drop_conditions, effective, put_condition
+from .dice import D6, DiceSource
+from .errors import (
+    InvalidAmount,
+    InvalidHealer,
+    NotDead,
+    NotEnoughFlux,
+    NotInComa,
+    NotStabilised,
+    WakeAlreadyTried,
+)
+from .outcome import Outcome, Transaction
+from .state import (
+    CAUSE_DEATHS_DOOR,
+    CAUSE_FLUX,
+    DEFAULT_RULESET,
+    SEQUEL_TABLE,
+    CampaignState,
+    Condition,
+    ConditionKind,
+    Ruleset,
+    Sequel,
+    Vital,
+)
+from .text import VITAL_TEXT
+
+HOUR = timedelta(hours=1)
+_TIMERS = ("coma_due", "next_coma_hour", "stabilised_at", "last_wake_try")
+
+
+def _require_amount(amount: int, what_fr: str, what_en: str) -> None:
+    if amount < 0:
+        raise InvalidAmount(
+            f"{what_fr} ne peut pas être négatif ({amount}).",
+            f"{what_en} cannot be negative ({amount}).",
+        )
+
+
+def capped(current: int, gain: int, maximum: int) -> int:
+    """R1: a gain never raises a value above its maximum, nor lowers one already above it."""
+    return max(current, min(maximum, current + gain))
+
+
+def set_vital(
+    tx: Transaction, key: str, vital: Vital, rule_id: str, *, by_gm: bool = False
+) -> None:
+    tx.set(key, "vital", vital, rule_id, by_gm=by_gm)
+    fr, en = VITAL_TEXT[vital]
+    tx.say(rule_id, f"désormais {fr}", f"now {en}", key)
+
+
+def clear_timers(tx: Transaction, key: str, rule_id: str, *, by_gm: bool = False) -> None:
+    for name in _TIMERS:
+        tx.set(key, name, None, rule_id, by_gm=by_gm)
+
+
+def fall_into_coma(tx: Transaction, key: str, rule_id: str) -> None:
+    """R10/R11: the coma starts now; the first hourly loss comes an hour later."""
+    clear_timers(tx, key, rule_id)
+    tx.set(key, "next_coma_hour", tx.now + HOUR, rule_id)
+    drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR, "R26")
+    set_vital(tx, key, Vital.COMA, rule_id)
+
+
+def stabilise(tx: Transaction, key: str, rule_id: str) -> None:
+    """R12/R15: no more loss; waking tries (R13) may start at once."""
+    clear_timers(tx, key, rule_id)
+    tx.set(key, "stabilised_at", tx.now, rule_id)
+    set_vital(tx, key, Vital.STABILISED, rule_id)
+
+
+def kill(tx: Transaction, key: str, rule_id: str) -> None:
+    """R16: death is a state; the character stays in the campaign."""
+    clear_timers(tx, key, rule_id)
+    set_vital(tx, key, Vital.DEAD, rule_id)
+    tx.rule("R16")
+
+
+def _deaths_door(tx: Transaction, key: str) -> None:
+    """R10: PV just reached 0 or less: Survie (VAI) at once."""
+    if roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R10").success:
+        tx.set(key, "coma_due", tx.now + tx.ruleset.coma_delay, "R10")
+        put_condition(tx, key, Condition(ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR), "R10")
+        set_vital(tx, key, Vital.BORROWED_TIME, "R10")
+    else:
+        fall_into_coma(tx, key, "R10")
+
+
+def set_pv(tx: Transaction, key: str, value: int, rule_id: str) -> None:
+    """Set PV and follow where they cross 0 (R10 both ways, R15)."""
+    character = tx.char(key)
+    tx.set(key, "pv", value, rule_id)
+    if value > 0:
+        if character.vital is Vital.BORROWED_TIME:
+            tx.say("R10", "PV au-dessus de 0 : le coma est évité", "PV above 0: no coma", key)
+            clear_timers(tx, key, "R10")
+            drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR, "R26")
+            set_vital(tx, key, Vital.UP, "R10")
+        elif character.vital is Vital.COMA:
+            stabilise(tx, key, "R15")
+    elif character.vital is Vital.UP and value < character.pv:
+        _deaths_door(tx, key)
+
+
+def set_flux(tx: Transaction, key: str, value: int, rule_id: str) -> None:
+    """Set Flux and keep R26's Exténué (cause flux) in step with it."""
+    tx.set(key, "flux", value, rule_id)
+    if value == 0:
+        put_condition(tx, key, Condition(ConditionKind.EXTENUE, CAUSE_FLUX), "R26")
+    else:
+        drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_FLUX, "R26")
+
+
+def apply_damage(
+    tx: Transaction, key: str, amount: int, *, ignores_pa: bool, cause: str, rule_id: str
+) -> None:
+    character = tx.char(key)
+    pa = 0 if ignores_pa else effective(character).pa
+    taken = max(0, amount - pa)
+    after = character.pv - taken
+    if ignores_pa:
+        fr = f"{amount} dégâts (ignorent les PA) ; PV {character.pv} → {after}"
+        en = f"{amount} damage (ignores AP); PV {character.pv} → {after}"
+    else:
+        fr = f"{amount} dégâts − {pa} PA = {taken} ; PV {character.pv} → {after}"
+        en = f"{amount} damage − {pa} AP = {taken}; PV {character.pv} → {after}"
+    tx.say(rule_id, fr, en, key)
+    if taken:
+        if cause and after <= 0:
+            tx.set(key, "down_cause", cause, rule_id)
+        set_pv(tx, key, after, rule_id)
+
+
+def take_damage(
+    campaign: CampaignState,
+    key: str,
+    amount: int,
+    *,
+    rng: random.Random | DiceSource,
+    ignores_pa: bool = False,
+    cause: str = "",
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """Damage minus effective PA (R3, R20), then R10 if PV reach 0 or less.
+
+    `cause` (a burn, a bite…) is kept as the cause of a later sequel (R14).
+    """
+    _require_amount(amount, "Les dégâts", "Damage")
+    require_alive(campaign.character(key))
+    tx = Transaction(campaign, rng, ruleset)
+    apply_damage(tx, key, amount, ignores_pa=ignores_pa, cause=cause, rule_id="R3")
+    return tx.outcome()
+
+
+def heal(
+    campaign: CampaignState, key: str, amount: int, *, ruleset: Ruleset = DEFAULT_RULESET
+) -> Outcome:
+    """Heal PV up to the maximum (R1); PV above 0 end borrowed time (R10) or stabilise (R15)."""
+    _require_amount(amount, "Les soins", "Healing")
+    character = campaign.character(key)
+    require_alive(character)
+    tx = Transaction(campaign, None, ruleset)
+    after = capped(character.pv, amount, character.pv_max)
+    tx.say(
+        "R1",
+        f"soins {amount} ; PV {character.pv} → {after} (max {character.pv_max})",
+        f"healing {amount}; PV {character.pv} → {after} (max {character.pv_max})",
+        key,
+    )
+    set_pv(tx, key, after, "R1")
+    return tx.outcome()
+
+
+def spend_flux(
+    campaign: CampaignState, key: str, amount: int, *, ruleset: Ruleset = DEFAULT_RULESET
+) -> Outcome:
+    """Spend Flux; never below 0 (R1); Flux 0 makes the character Exténué (R26)."""
+    _require_amount(amount, "Le Flux dépensé", "Flux spent")
+    character = campaign.character(key)
+    require_alive(character)
+    if amount > character.flux:
+        raise NotEnoughFlux(
+            f"{character.label} n'a que {character.flux} Flux (il en faut {amount}).",
+            f"{character.label} has only {character.flux} Flux ({amount} needed).",
+        )
+    tx = Transaction(campaign, None, ruleset)
+    after = character.flux - amount
+    tx.say(
+        "R1",
+        f"dépense {amount} Flux ; Flux {character.flux} → {after}",
+        f"spends {amount} Flux; Flux {character.flux} → {after}",
+        key,
+    )
+    set_flux(tx, key, after, "R1")
+    return tx.outcome()
+
+
+def restore_flux(
+    campaign: CampaignState, key: str, amount: int, *, ruleset: Ruleset = DEFAULT_RULESET
+) -> Outcome:
+    """Restore Flux up to the maximum (R1); above 0 ends Exténué from Flux (R26)."""
+    _require_amount(amount, "Le Flux rendu", "Flux restored")
+    character = campaign.character(key)
+    require_alive(character)
+    tx = Transaction(campaign, None, ruleset)
+    after = capped(character.flux, amount, character.flux_max)
+    tx.say(
+        "R1",
+        f"récupère {amount} Flux ; Flux {character.flux} → {after} (max {character.flux_max})",
+        f"regains {amount} Flux; Flux {character.flux} → {after} (max {character.flux_max})",
+        key,
+    )
+    set_flux(tx, key, after, "R1")
+    return tx.outcome()
+
+
+def end_scene(campaign: CampaignState, *, ruleset: Ruleset = DEFAULT_RULESET) -> Outcome:
+    """R32 next scene; R10: whoever is still on borrowed time falls into a coma."""
+    tx = Transaction(campaign, None, ruleset)
+    tx.say("R32", f"fin de la scène {campaign.scene}", f"end of scene {campaign.scene}")
+    tx.set_campaign("scene", campaign.scene + 1, "R32")
+    for character in campaign.characters:
+        if character.vital is Vital.BORROWED_TIME:
+            fall_into_coma(tx, character.key, "R10")
+    return tx.outcome()
+
+
+def coma_hour(tx: Transaction, key: str) -> None:
+    """R11: one hour in a coma: −1 PV, then past −PV > VAI a Survie test; failure is death."""
+    character = tx.char(key)
+    tx.set(key, "next_coma_hour", tx.now + HOUR, "R11")
+    tx.say("R11", "une heure de coma : −1 PV", "an hour in a coma: −1 PV", key)
+    set_pv(tx, key, character.pv - 1, "R11")
+    character = tx.char(key)
+    beyond = character.vital is Vital.COMA and -character.pv > character.stat("VAI", tx.ruleset)
+    if beyond:
+        survie = roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R11")
+        if not survie.success:
+            kill(tx, key, "R11")
+
+
+def wake_try(
+    tx: Transaction,
+    key: str,
+    *,
+    cause: str,
+    difficulty: int | None,
+    modifiers: tuple[Modifier, ...],
+) -> None:
+    """R13: Survie (VAI) to wake; success: PV at least 1 and a sequel (R14)."""
+    tx.set(key, "last_wake_try", tx.now, "R13")
+    if roll_check(
+        tx, key, "VAI", skill=SURVIE, difficulty=difficulty, modifiers=modifiers, rule_id="R13"
+    ).success:
+        character = tx.char(key)
+        d6 = tx.roll(D6, key=key, rule_id="R14", purpose="sequel")
+        tx.roll_line(d6, "Séquelle (D6)", "Sequel (D6)")
+        stat = SEQUEL_TABLE[d6.total]
+        sequel = Sequel(stat, cause or character.down_cause, d6.total, tx.now)
+        tx.set(key, "sequels", (*character.sequels, sequel), "R14")
+        tx.say(
+            "R14",
+            f"séquelle « {sequel.cause} » : {stat} −1, Survie −1 (R7)",
+            f"sequel '{sequel.cause}': {stat} −1, Survival −1 (R7)",
+            key,
+        )
+        tx.set(key, "pv", max(character.pv, 1), "R13")
+        tx.set(key, "down_cause", "", "R13")
+        clear_timers(tx, key, "R13")
+        set_vital(tx, key, Vital.UP, "R13")
+
+
+def attempt_stabilise(
+    campaign: CampaignState,
+    key: str,
+    *,
+    rng: random.Random | DiceSource,
+    healer_key: str | None = None,
+    healer_esp: int | None = None,
+    modifiers: Iterable[Modifier] = (),
+    difficulty: int | None = None,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R12: someone else's Médecine (ESP) test; each failure costs the patient 1 PV.
+
+    Give the healer as a character of the state (`healer_key`: its ESP, its maluses and R6
+    apply) or as a number from outside (`healer_esp`, plus `modifiers`). Suitable equipment
+    is the GM's call before this is offered.
+    """
+    patient = campaign.character(key)
+    require_alive(patient)
+    if patient.vital is not Vital.COMA:
+        raise NotInComa(
+            f"{patient.label} n'est pas dans le coma (ou est déjà stabilisé·e).",
+            f"{patient.label} is not in a coma (or is already stabilised).",
+        )
+    if (healer_key is None) == (healer_esp is None) or healer_key == key:
+        raise InvalidHealer(
+            "Stabiliser demande quelqu'un d'autre : un personnage soignant ou sa valeur d'ESP.",
+            "Stabilising needs someone else: a healer character or their ESP value.",
+        )
+    tx = Transaction(campaign, rng, ruleset)
+    if healer_key is not None:
+        require_conscious(campaign.character(healer_key))
+        result = roll_check(
+            tx,
+            healer_key,
+            "ESP",
+            skill=MEDECINE,
+            difficulty=difficulty,
+            modifiers=tuple(modifiers),
+            rule_id="R12",
+        )
+    else:
+        result = roll_raw_check(
+            tx,
+            key=None,
+            skill=MEDECINE,
+            stat="ESP",
+            stat_value=int(healer_esp),  # type: ignore[arg-type]  # checked above
+            modifiers=tuple(modifiers),
+            odd_zero=False,
+            difficulty=difficulty,
+            rule_id="R12",
+        )
+    if result.success:
+        stabilise(tx, key, "R12")
+    else:
+        tx.say("R12", "échec des soins : −1 PV", "treatment failed: −1 PV", key)
+        set_pv(tx, key, patient.pv - 1, "R12")
+    return tx.outcome()
+
+
+def attempt_wake(
+    campaign: CampaignState,
+    key: str,
+    *,
+    rng: random.Random | DiceSource,
+    sequel_cause: str = "",
+    difficulty: int | None = None,
+    modifiers: Iterable[Modifier] = (),
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R13 by hand: a stabilised character tries to wake, at most once per game hour.
+
+    `sequel_cause` is the GM's text for the sequel (R14); by default the damage's cause.
+    """
+    character = campaign.character(key)
+    require_alive(character)
+    if character.vital is not Vital.STABILISED:
+        raise NotStabilised(
+            f"{character.label} n'est pas stabilisé·e : pas de test de réveil (R13).",
+            f"{character.label} is not stabilised: no waking test (R13).",
+        )
+    last = character.last_wake_try
+    if last is not None and campaign.clock < last + HOUR:
+        raise WakeAlreadyTried(
+            f"{character.label} a déjà tenté de se réveiller à {last:%H:%M} : "
+            "un essai par heure de jeu (R13).",
+            f"{character.label} already tried to wake at {last:%H:%M}: "
+            "one try per game hour (R13).",
+        )
+    tx = Transaction(campaign, rng, ruleset)
+    wake_try(tx, key, cause=sequel_cause, difficulty=difficulty, modifiers=tuple(modifiers))
+    return tx.outcome()
+
+
+def gm_end_coma(
+    campaign: CampaignState,
+    key: str,
+    *,
+    pv: int | None = None,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R15: the GM ends a coma by hand (PV at least 1 unless `pv` is given, ≥ 1)."""
+    character = campaign.character(key)
+    require_alive(character)
+    if character.vital not in (Vital.COMA, Vital.STABILISED):
+        raise NotInComa(
+            f"{character.label} n'est pas dans le coma.", f"{character.label} is not in a coma."
+        )
+    if pv is not None and pv < 1:
+        raise InvalidAmount(
+            "Pour sortir du coma, il faut au moins 1 PV.", "Leaving a coma needs at least 1 PV."
+        )
+    tx = Transaction(campaign, None, ruleset)
+    tx.say("R15", "le MJ met fin au coma", "the GM ends the coma", key)
+    tx.set(key, "pv", max(character.pv, 1) if pv is None else pv, "R15", by_gm=True)
+    clear_timers(tx, key, "R15", by_gm=True)
+    set_vital(tx, key, Vital.UP, "R15", by_gm=True)
+    return tx.outcome()
+
+
+def gm_revive(
+    campaign: CampaignState, key: str, *, pv: int = 1, ruleset: Ruleset = DEFAULT_RULESET
+) -> Outcome:
+    """R16: only the GM brings a dead character back, by hand, with `pv` PV (≥ 1)."""
+    character = campaign.character(key)
+    if character.vital is not Vital.DEAD:
+        raise NotDead(f"{character.label} n'est pas mort·e.", f"{character.label} is not dead.")
+    if pv < 1:
+        raise InvalidAmount(
+            "Un personnage ramené à la vie a au moins 1 PV.",
+            "A revived character has at least 1 PV.",
+        )
+    tx = Transaction(campaign, None, ruleset)
+    tx.say("R16", "le MJ ramène le personnage à la vie", "the GM brings the character back", key)
+    tx.set(key, "pv", pv, "R16", by_gm=True)
+    set_vital(tx, key, Vital.UP, "R16", by_gm=True)
+    return tx.outcome()

@@ -1,0 +1,174 @@
+"""What every operation returns (`Outcome`), the changes it is made of, and `replay`.
+
+Operations build their result through `Transaction`, which records a `Change` for every field
+it sets, so an Outcome's changes always replay to its new state (tested as a property).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .dice import DiceExpr, DiceSource, Roll, roll
+from .errors import ReplayMismatch
+from .state import CampaignState, CharacterState, Ruleset
+from .text import roll_text
+
+if TYPE_CHECKING:
+    from .checks import CheckResult
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One field set to a new value: on a character, or on the campaign when the key is None.
+
+    `by_gm` marks what only the GM's hand did (an override, a revival, a removed condition).
+    """
+
+    character_key: str | None
+    field: str
+    before: Any
+    after: Any
+    rule_id: str
+    at: datetime
+    by_gm: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One sentence of explanation, in French and English, tied to a rule and a game time."""
+
+    fr: str
+    en: str
+    rule_id: str
+    character_key: str | None
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The new state and everything that led to it, in the order it happened.
+
+    `rolls` are plain dice rolls (damage, durations, the sequel D6, the group's 1D4…);
+    `checks` are D20 tests, each holding its own die roll.
+    """
+
+    state: CampaignState
+    rolls: tuple[Roll, ...] = ()
+    checks: tuple[CheckResult, ...] = ()
+    changes: tuple[Change, ...] = ()
+    rules: tuple[str, ...] = ()
+    lines: tuple[Line, ...] = ()
+
+    def character(self, key: str) -> CharacterState:
+        return self.state.character(key)
+
+    def _explain(self, lang: str) -> str:
+        return "\n".join(f"{line.rule_id} · {getattr(line, lang)}" for line in self.lines)
+
+    @property
+    def explanation_fr(self) -> str:
+        return self._explain("fr")
+
+    @property
+    def explanation_en(self) -> str:
+        return self._explain("en")
+
+
+def replay(state: CampaignState, changes: tuple[Change, ...] | list[Change]) -> CampaignState:
+    """Apply `changes` in order to `state`; each change's `before` must match what it replaces."""
+    for change in changes:
+        if change.character_key is None:
+            target: Any = state
+        else:
+            target = state.character(change.character_key)
+        current = getattr(target, change.field)
+        if current != change.before:
+            raise ReplayMismatch(
+                f"Historique incohérent : {change.field} vaut {current!r}, "
+                f"attendu {change.before!r}.",
+                f"Inconsistent history: {change.field} is {current!r}, expected {change.before!r}.",
+            )
+        updated = replace(target, **{change.field: change.after})
+        state = updated if change.character_key is None else state.with_character(updated)
+    return state
+
+
+class Transaction:
+    """Mutable builder of one Outcome; `now` is the game time of what is being recorded."""
+
+    def __init__(
+        self, state: CampaignState, rng: random.Random | DiceSource | None, ruleset: Ruleset
+    ) -> None:
+        self.state = state
+        self.rng = rng
+        self.ruleset = ruleset
+        self.now = state.clock
+        self.rolls: list[Roll] = []
+        self.checks: list[CheckResult] = []
+        self.changes: list[Change] = []
+        self.rules: list[str] = []
+        self.lines: list[Line] = []
+
+    def char(self, key: str) -> CharacterState:
+        return self.state.character(key)
+
+    def rule(self, rule_id: str) -> None:
+        if rule_id not in self.rules:
+            self.rules.append(rule_id)
+
+    def say(self, rule_id: str, fr: str, en: str, key: str | None = None) -> None:
+        self.rule(rule_id)
+        if key is not None:
+            label = self.char(key).label
+            fr, en = f"{label} — {fr}", f"{label} — {en}"
+        self.lines.append(Line(fr, en, rule_id, key, self.now))
+
+    def set(self, key: str, field: str, value: Any, rule_id: str, *, by_gm: bool = False) -> None:
+        character = self.char(key)
+        before = getattr(character, field)
+        if before == value:
+            return
+        self.state = self.state.with_character(replace(character, **{field: value}))
+        self.changes.append(Change(key, field, before, value, rule_id, self.now, by_gm))
+        self.rule(rule_id)
+
+    def set_campaign(self, field: str, value: Any, rule_id: str, *, by_gm: bool = False) -> None:
+        before = getattr(self.state, field)
+        if before == value:
+            return
+        self.state = replace(self.state, **{field: value})
+        self.changes.append(Change(None, field, before, value, rule_id, self.now, by_gm))
+        self.rule(rule_id)
+
+    def roll(
+        self, expr: DiceExpr, *, key: str | None, rule_id: str, purpose: str, record: bool = True
+    ) -> Roll:
+        result = replace(
+            roll(expr, self.rng),  # type: ignore[arg-type]  # set by every rolling operation character_key=key, at=self.now, rule_id=rule_id, purpose=purpose
+        )
+        if record:
+            self.rolls.append(result)
+        return result
+
+    def roll_line(self, result: Roll, fr: str, en: str) -> None:
+        text = roll_text(result)
+        typed_fr, typed_en = (" [dés saisis]", " [typed-in dice]") if result.typed_in else ("", "")
+        self.say(
+            result.rule_id or "",
+            f"{fr} : {text}{typed_fr}",
+            f"{en}: {text}{typed_en}",
+            result.character_key,
+        )
+
+    def outcome(self) -> Outcome:
+        return Outcome(
+            self.state,
+            tuple(self.rolls),
+            tuple(self.checks),
+            tuple(self.changes),
+            tuple(self.rules),
+            tuple(self.lines),
+        )

@@ -1,0 +1,242 @@
+"""Rest (R17–R19) and sleep deprivation (R31)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+
+from .checks import VOLONTE, require_alive, roll_check
+from .clock import run_clock
+from .conditions import drop_conditions, put_condition
+from .dice import D4, DiceSource
+from .errors import (
+    HourRestLimitReached,
+    HourRestPending,
+    InvalidAmount,
+    InvalidHourRestSplit,
+    NoPendingHourRest,
+    NotConscious,
+)
+from .health import capped, set_flux, set_pv
+from .outcome import Outcome, Transaction
+from .state import (
+    CAUSE_SLEEP,
+    DEFAULT_RULESET,
+    CampaignState,
+    Condition,
+    ConditionKind,
+    Ruleset,
+    Severity,
+    Vital,
+)
+
+FULL_NIGHT_GAIN = 4  # R17
+SHORT_NIGHT_GAIN = 2  # R17
+# R28: what a night can give at most, per illness severity.
+NIGHT_CAP = {
+    Severity.MILD: FULL_NIGHT_GAIN,
+    Severity.ILL: 2,
+    Severity.SEVERE: 1,
+    Severity.CRITICAL: 0,
+}
+
+
+def night_rest(
+    campaign: CampaignState,
+    *,
+    hours: float,
+    rng: random.Random | DiceSource,
+    keys: Iterable[str] | None = None,
+    poor_quality: bool = False,
+    clinic_keys: Iterable[str] = (),
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """A night of `hours` for `keys` (default: every conscious character above 0 PV).
+
+    The clock advances by the night's length first (R17), applying what falls due (R32);
+    then each sleeper recovers 4/4, or 2/2 for a short or poor night (R17), capped by the
+    illness they went to bed with (R28), plus 1D4 PV in a clinic (R19, on top of the cap).
+    A night shorter than `proper_night_hours` asks a Volonté (VAI) test (R31); a proper night
+    ends sleep deprivation and Exténué from lack of sleep.
+    """
+    if hours <= 0:
+        raise InvalidAmount("Une nuit dure plus de 0 heure.", "A night lasts more than 0 hours.")
+    clinic = tuple(clinic_keys)
+    base = (
+        tuple(keys)
+        if keys is not None
+        else tuple(c.key for c in campaign.characters if c.vital is Vital.UP)
+    )
+    sleepers = tuple(dict.fromkeys((*base, *clinic)))
+    for key in sleepers:
+        character = campaign.character(key)
+        require_alive(character)
+        if character.vital is not Vital.UP:
+            raise NotConscious(
+                f"{character.label} ne peut pas se reposer : il faut être éveillé·e (PV > 0).",
+                f"{character.label} cannot rest: they must be awake (PV > 0).",
+            )
+    bedtime_illness = {key: campaign.character(key).illness for key in sleepers}
+    full = hours >= ruleset.proper_night_hours
+    proper = full and (not poor_quality or ruleset.poor_night_is_proper)
+    gain = FULL_NIGHT_GAIN if full and not poor_quality else SHORT_NIGHT_GAIN
+
+    tx = Transaction(campaign, rng, ruleset)
+    quality_fr, quality_en = (" (sommeil médiocre)", " (poor sleep)") if poor_quality else ("", "")
+    tx.say("R17", f"nuit de {hours} h{quality_fr}", f"{hours} h night{quality_en}")
+    run_clock(tx, campaign.clock + timedelta(hours=hours))
+    for key in sleepers:
+        illness = bedtime_illness[key]
+        night = gain if illness is None else min(gain, NIGHT_CAP[illness.severity])
+        rule = "R17" if illness is None else "R28"
+        extra = 0
+        if key in clinic:
+            clinic_roll = tx.roll(D4, key=key, rule_id="R19", purpose="clinic")
+            tx.roll_line(clinic_roll, "Clinique : PV en plus", "Clinic: extra PV")
+            extra = clinic_roll.total
+        character = tx.char(key)
+        pv = capped(character.pv, night + extra, character.pv_max)
+        flux = capped(character.flux, night, character.flux_max)
+        tx.say(
+            rule,
+            f"la nuit rend {night} PV{f' + {extra}' if extra else ''} et {night} Flux : "
+            f"PV {character.pv} → {pv}, Flux {character.flux} → {flux}",
+            f"the night gives {night} PV{f' + {extra}' if extra else ''} and {night} Flux: "
+            f"PV {character.pv} → {pv}, Flux {character.flux} → {flux}",
+            key,
+        )
+        set_pv(tx, key, pv, rule)
+        set_flux(tx, key, flux, rule)
+        if not full:
+            if roll_check(tx, key, "VAI", skill=VOLONTE, difficulty=None, rule_id="R31").success:
+                tx.set(key, "sleep_deprived", True, "R31")
+                tx.say(
+                    "R31",
+                    "privé·e de sommeil : −2 à tous les tests jusqu'à une vraie nuit",
+                    "sleep-deprived: −2 to all tests until a proper night",
+                    key,
+                )
+            else:
+                put_condition(tx, key, Condition(ConditionKind.EXTENUE, CAUSE_SLEEP), "R31")
+        elif proper:
+            tx.set(key, "sleep_deprived", False, "R31")
+            drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_SLEEP, "R31")
+    return tx.outcome()
+
+
+def partial_night(
+    campaign: CampaignState,
+    *,
+    hours: float,
+    rng: random.Random | DiceSource,
+    keys: Iterable[str] | None = None,
+    poor_quality: bool = False,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """A night shorter than a proper one (R31); otherwise exactly `night_rest`."""
+    if hours >= ruleset.proper_night_hours:
+        raise InvalidAmount(
+            f"Une nuit partielle dure moins de {ruleset.proper_night_hours} h.",
+            f"A partial night lasts less than {ruleset.proper_night_hours} h.",
+        )
+    return night_rest(
+        campaign, hours=hours, rng=rng, keys=keys, poor_quality=poor_quality, ruleset=ruleset
+    )
+
+
+def clinic_night(
+    campaign: CampaignState,
+    *,
+    keys: Iterable[str],
+    hours: float,
+    rng: random.Random | DiceSource,
+    poor_quality: bool = False,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """A night in a clinic for `keys` (R19): the night's rest plus 1D4 PV each."""
+    keys = tuple(keys)
+    return night_rest(
+        campaign,
+        hours=hours,
+        rng=rng,
+        keys=keys,
+        clinic_keys=keys,
+        poor_quality=poor_quality,
+        ruleset=ruleset,
+    )
+
+
+def hour_rest(
+    campaign: CampaignState,
+    *,
+    rng: random.Random | DiceSource,
+    gm_override: bool = False,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R18 step 1: roll the group's 1D4 (kept as `pending_hour_rest` until it is shared).
+
+    The limit per half-day is `Ruleset.hour_rests_per_half_day`; `gm_override` lets the GM
+    go past it, and the change is marked `by_gm`. The clock does not move: the GM advances it.
+    """
+    if campaign.pending_hour_rest is not None:
+        raise HourRestPending(
+            f"Le repos précédent ({campaign.pending_hour_rest}) n'a pas encore été réparti.",
+            f"The previous rest ({campaign.pending_hour_rest}) has not been shared yet.",
+        )
+    over = campaign.hour_rests_used >= ruleset.hour_rests_per_half_day
+    if over and not gm_override:
+        raise HourRestLimitReached(
+            f"Déjà {campaign.hour_rests_used} repos d'une heure cette demi-journée "
+            f"(limite {ruleset.hour_rests_per_half_day}) ; le MJ peut passer outre.",
+            f"Already {campaign.hour_rests_used} hour rest(s) this half-day "
+            f"(limit {ruleset.hour_rests_per_half_day}); the GM may override.",
+        )
+    tx = Transaction(campaign, rng, ruleset)
+    if over:
+        tx.say("R18", "le MJ accorde un repos au-delà de la limite", "the GM allows an extra rest")
+    result = tx.roll(D4, key=None, rule_id="R18", purpose="hour_rest")
+    tx.roll_line(result, "Repos d'une heure (groupe)", "Hour rest (group)")
+    tx.set_campaign("hour_rests_used", campaign.hour_rests_used + 1, "R18", by_gm=over)
+    tx.set_campaign("pending_hour_rest", result.total, "R18")
+    return tx.outcome()
+
+
+def share_hour_rest(
+    campaign: CampaignState,
+    *,
+    splits: Mapping[str, tuple[int, int]],
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R18 step 2: each character's (PV, Flux) share of the roll; points past a max are lost."""
+    points = campaign.pending_hour_rest
+    if points is None:
+        raise NoPendingHourRest(
+            "Aucun repos d'une heure n'a été lancé.", "No hour rest has been rolled."
+        )
+    for key, (pv, flux) in splits.items():
+        character = campaign.character(key)
+        require_alive(character)
+        if pv < 0 or flux < 0 or pv + flux != points:
+            raise InvalidHourRestSplit(
+                f"{character.label} : {pv} PV + {flux} Flux ≠ {points} (le jet du groupe).",
+                f"{character.label}: {pv} PV + {flux} Flux ≠ {points} (the group's roll).",
+            )
+    tx = Transaction(campaign, None, ruleset)
+    for key, (pv, flux) in splits.items():
+        character = tx.char(key)
+        new_pv = capped(character.pv, pv, character.pv_max)
+        new_flux = capped(character.flux, flux, character.flux_max)
+        lost = pv + flux - (new_pv - character.pv) - (new_flux - character.flux)
+        tx.say(
+            "R18",
+            f"{pv} PV + {flux} Flux : PV {character.pv} → {new_pv}, "
+            f"Flux {character.flux} → {new_flux} ({lost} perdu(s) au-delà du max)",
+            f"{pv} PV + {flux} Flux: PV {character.pv} → {new_pv}, "
+            f"Flux {character.flux} → {new_flux} ({lost} lost beyond the max)",
+            key,
+        )
+        set_pv(tx, key, new_pv, "R18")
+        set_flux(tx, key, new_flux, "R18")
+    tx.set_campaign("pending_hour_rest", None, "R18")
+    return tx.outcome()

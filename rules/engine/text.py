@@ -1,0 +1,145 @@
+"""French and English wording shown to people: checks, rolls, conditions, vital states."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .state import (
+    CAUSE_DEATHS_DOOR,
+    CAUSE_FLUX,
+    CAUSE_SLEEP,
+    Condition,
+    ConditionKind,
+    Severity,
+    Vital,
+)
+
+if TYPE_CHECKING:
+    from .checks import CheckResult
+    from .dice import Roll
+
+MINUS = "\u2212"
+
+SKILL_EN = {
+    "Survie": "Survival",
+    "Médecine": "Medicine",
+    "Agilité": "Agility",
+    "Constitution": "Constitution",
+    "Volonté": "Willpower",
+}
+
+VITAL_TEXT = {
+    Vital.UP: ("debout", "up"),
+    Vital.BORROWED_TIME: ("en sursis (coma imminent)", "on borrowed time (coma coming)"),
+    Vital.COMA: ("dans le coma", "in a coma"),
+    Vital.STABILISED: ("stabilisé·e, inconscient·e", "stabilised, unconscious"),
+    Vital.DEAD: ("mort·e", "dead"),
+}
+
+SEVERITY_TEXT = {
+    Severity.MILD: ("légèrement malade", "mildly ill"),
+    Severity.ILL: ("malade", "ill"),
+    Severity.SEVERE: ("gravement malade", "seriously ill"),
+    Severity.CRITICAL: ("très gravement malade", "critically ill"),
+}
+
+CONDITION_TEXT = {
+    ConditionKind.EBRANLE: (
+        "Ébranlé",
+        "Shaken",
+        "aucun réflexe ; −3 PA",
+        "no reflexes; −3 AP",
+    ),
+    ConditionKind.EXTENUE: (
+        "Exténué",
+        "Exhausted",
+        "un D20 impair vaut 0 ; pas de long voyage avant un repos",
+        "an odd D20 counts as 0; no long-distance travel until a rest",
+    ),
+    ConditionKind.GENE: ("Gêné", "Hindered", "−1 action", "−1 action"),
+    ConditionKind.IMMOBILISE: (
+        "Immobilisé",
+        "Immobilised",
+        "aucun déplacement ; un D20 impair vaut 0 ; test approprié pour se libérer",
+        "no movement; an odd D20 counts as 0; a suitable test to break free",
+    ),
+    ConditionKind.PARALYSE: (
+        "Paralysé",
+        "Paralysed",
+        "ni action ni réflexe",
+        "no action, no reflex",
+    ),
+    ConditionKind.SURPRIS: (
+        "Surpris",
+        "Surprised",
+        "aucun réflexe ; une seule action",
+        "no reflexes; only one action",
+    ),
+}
+
+_ENDS = {
+    CAUSE_FLUX: ("prend fin quand le Flux repasse au-dessus de 0", "ends when Flux is above 0"),
+    CAUSE_DEATHS_DOOR: (
+        "prend fin quand les PV repassent au-dessus de 0, ou au coma",
+        "ends when PV are above 0 again, or at the coma",
+    ),
+    CAUSE_SLEEP: ("prend fin après une vraie nuit", "ends after a proper night"),
+}
+_ENDS_GM = ("prend fin quand le MJ la retire", "ends when the GM removes it")
+
+
+def condition_name(kind: ConditionKind) -> tuple[str, str]:
+    fr, en, _, _ = CONDITION_TEXT[kind]
+    return fr, en
+
+
+def describe_condition(condition: Condition) -> tuple[str, str]:
+    """`(fr, en)`: the condition, its effect, its cause and how it ends (R20–R26)."""
+    name_fr, name_en, effect_fr, effect_en = CONDITION_TEXT[condition.kind]
+    ends_fr, ends_en = _ENDS.get(condition.cause, _ENDS_GM)
+    return (
+        f"{name_fr} ({condition.cause}) : {effect_fr} ; {ends_fr}.",
+        f"{name_en} ({condition.cause}): {effect_en}; {ends_en}.",
+    )
+
+
+def signed(value: int) -> str:
+    """` + 2` / ` − 1`, with a true minus sign, for sums written out."""
+    return f" + {value}" if value >= 0 else f" {MINUS} {-value}"
+
+
+def check_label(skill: str | None, stat: str) -> tuple[str, str]:
+    if skill is None:
+        return stat, stat
+    return f"{skill} ({stat})", f"{SKILL_EN.get(skill, skill)} ({stat})"
+
+
+def check_text(result: CheckResult) -> tuple[str, str]:
+    """ "Survie (VAI) : 14 (d20) + 2 (VAI) − 1 (séquelle) = 15 ≥ 10 → réussite"."""
+    label_fr, label_en = check_label(result.skill, result.stat)
+    if result.die_rule is None:
+        die_fr = die_en = f"{result.die_value} (d20)"
+    else:
+        die_fr = f"{result.die_value} (d20 : {result.natural} impair → 0, {result.die_rule})"
+        die_en = f"{result.die_value} (d20: {result.natural} odd → 0, {result.die_rule})"
+    stat = f"{signed(result.stat_value)} ({result.stat})"
+    mods_fr = "".join(f"{signed(m.value)} ({m.label})" for m in result.modifiers)
+    mods_en = "".join(f"{signed(m.value)} ({m.en})" for m in result.modifiers)
+    compare = "≥" if result.total >= result.difficulty else "<"
+    sum_ = f" = {result.total} {compare} {result.difficulty} → "
+    verdict_fr, verdict_en = ("réussite", "success") if result.success else ("échec", "failure")
+    if result.extreme is not None:
+        verdict_fr += f" ({result.natural} naturel, R5)"
+        verdict_en += f" (natural {result.natural}, R5)"
+    typed_fr, typed_en = (" [dé saisi]", " [typed-in die]") if result.typed_in else ("", "")
+    return (
+        f"{label_fr} : {die_fr}{stat}{mods_fr}{sum_}{verdict_fr}{typed_fr}",
+        f"{label_en}: {die_en}{stat}{mods_en}{sum_}{verdict_en}{typed_en}",
+    )
+
+
+def roll_text(roll: Roll) -> str:
+    """ "1d10+5 → 7 + 5 = 12" (same in both languages)."""
+    dice = " + ".join(str(d) for d in roll.dice)
+    bonus = signed(roll.expr.bonus) if roll.expr.bonus else ""
+    return f"{roll.expr} → {dice}{bonus} = {roll.total}"
