@@ -3,6 +3,7 @@ from datetime import timedelta
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -64,7 +65,11 @@ class CampaignSettingsForm(forms.ModelForm):
 
     def clean_stats(self):
         stats = self.cleaned_data["stats"]
-        validate_stat_list(stats)
+        try:
+            validate_stat_list(stats)
+        except ValidationError as error:
+            # The validator names the model field; a clean_<field> method must not.
+            raise ValidationError(error.message_dict["stats"]) from None
         return stats
 
 

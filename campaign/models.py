@@ -1,5 +1,5 @@
 import secrets
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -7,6 +7,14 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+# R32: a campaign's game clock starts on day 1 at 08:00; days are counted from this date.
+GAME_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def default_clock() -> datetime:
+    return GAME_EPOCH + timedelta(hours=8)
+
 
 # R2: the seven statistics, in the chapter's order. The sequel table (R14) only touches the
 # first six; Médecine uses ESP. A campaign may add its own after them, never drop these.
@@ -69,6 +77,12 @@ class Campaign(models.Model):
         default=PartyVisibility.STATE,
     )
 
+    # R32: the game clock (in UTC, it is fiction), the scene, R18's hour-rest bookkeeping.
+    clock = models.DateTimeField(_("game clock"), default=default_clock)
+    scene = models.PositiveIntegerField(_("scene"), default=1)
+    hour_rests_used = models.PositiveSmallIntegerField(default=0)
+    pending_hour_rest = models.PositiveSmallIntegerField(null=True, blank=True)
+
     class Meta:
         ordering = ["name", "pk"]
         verbose_name = _("campaign")
@@ -79,6 +93,10 @@ class Campaign(models.Model):
 
     def clean(self):
         validate_stat_list(self.stats)
+
+    @property
+    def game_day(self) -> int:
+        return (self.clock - GAME_EPOCH).days + 1
 
 
 def validate_stat_list(stats) -> None:
@@ -178,3 +196,91 @@ class Invitation(models.Model):
         if self.max_uses is not None and self.uses >= self.max_uses:
             return _("This invitation has already been used.")
         return None
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    """History is never rewritten: bulk updates and deletes are refused here too."""
+
+    def update(self, **kwargs):
+        raise AuditLogImmutable("audit entries cannot be updated")
+
+    def delete(self):
+        raise AuditLogImmutable("audit entries cannot be deleted")
+
+
+class AuditLogImmutable(Exception):
+    pass
+
+
+class EntryKind(models.TextChoices):
+    ROLL = "roll", _("Roll")
+    CHANGE = "change", _("Change")
+
+
+class AuditEntry(models.Model):
+    """One roll or one change, written in the transaction that made it; never altered.
+
+    `hash` covers every other column and `prev_hash`, the hash of the campaign's previous
+    entry, so `manage.py verify_log` can prove nothing was altered (campaign/audit.py).
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="log")
+    character = models.ForeignKey(
+        "characters.Character",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="log",
+    )
+    character_name = models.CharField(max_length=80, blank=True)
+    # The clock's entries have no actor. A deleted account must not rewrite history.
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    actor_name = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    game_time = models.DateTimeField(null=True, blank=True)
+    action = models.CharField(max_length=40)
+    batch = models.UUIDField(db_index=True)
+    kind = models.CharField(max_length=8, choices=EntryKind.choices)
+    rule_id = models.CharField(max_length=8, blank=True)
+    field = models.CharField(max_length=40, blank=True)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    roll = models.JSONField(null=True, blank=True)
+    typed_in = models.BooleanField(default=False)
+    text_fr = models.TextField(blank=True)
+    text_en = models.TextField(blank=True)
+    visibility = models.CharField(max_length=12, choices=Visibility.choices)
+    reverts = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reverted_by"
+    )
+    prev_hash = models.CharField(max_length=64, blank=True)
+    hash = models.CharField(max_length=64, unique=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["campaign", "-id"], name="log_by_campaign")]
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit log")
+
+    def __str__(self):
+        return f"#{self.pk} {self.rule_id} {self.action}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AuditLogImmutable("audit entries cannot be updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AuditLogImmutable("audit entries cannot be deleted")
+
+    def text(self, language: str) -> str:
+        return self.text_en if language == "en" else self.text_fr

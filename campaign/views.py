@@ -14,6 +14,7 @@ from campaign import services
 from campaign.forms import CampaignCreateForm, CampaignSettingsForm, InvitationForm, SignupForm
 from campaign.models import Invitation, Membership
 from campaign.permissions import get_gm_membership, get_membership
+from characters import selectors
 from characters.models import Kind
 
 
@@ -71,7 +72,12 @@ def campaign_detail(request, campaign_id):
         return render(
             request,
             "campaign/dashboard.html",
-            {"campaign": campaign, "membership": membership, "characters": characters},
+            {
+                "campaign": campaign,
+                "membership": membership,
+                "cards": selectors.cards(campaign),
+                "log_entries": selectors.latest_entries(campaign, is_gm=True),
+            },
         )
     return render(
         request,

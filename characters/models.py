@@ -15,6 +15,33 @@ class Kind(models.TextChoices):
     NPC = "npc", _("Non-player character")
 
 
+class Vital(models.TextChoices):
+    # Values match rules.engine.Vital.
+    UP = "up", _("Up")
+    BORROWED_TIME = "borrowed_time", _("On borrowed time")
+    COMA = "coma", _("In a coma")
+    STABILISED = "stabilised", _("Stabilised, unconscious")
+    DEAD = "dead", _("Dead")
+
+
+class ConditionKind(models.TextChoices):
+    # Values match rules.engine.ConditionKind (R20–R25).
+    EBRANLE = "ebranle", _("Ébranlé")
+    EXTENUE = "extenue", _("Exténué")
+    GENE = "gene", _("Gêné")
+    IMMOBILISE = "immobilise", _("Immobilisé")
+    PARALYSE = "paralyse", _("Paralysé")
+    SURPRIS = "surpris", _("Surpris")
+
+
+class Severity(models.IntegerChoices):
+    # Values match rules.engine.Severity (R28): the malus to all tests.
+    MILD = 1, _("Slightly ill")
+    ILL = 2, _("Ill")
+    SEVERE = 3, _("Seriously ill")
+    CRITICAL = 4, _("Critically ill")
+
+
 class Character(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="characters")
     name = models.CharField(_("name"), max_length=80)
@@ -47,6 +74,16 @@ class Character(models.Model):
     reflexes = models.PositiveSmallIntegerField(
         _("reflexes per turn"), default=1, validators=[MaxValueValidator(10)]
     )
+    # R10–R16: where the character stands, and the timers the clock runs (game times).
+    vital = models.CharField(
+        _("vital state"), max_length=16, choices=Vital.choices, default=Vital.UP
+    )
+    coma_due = models.DateTimeField(null=True, blank=True)
+    next_coma_hour = models.DateTimeField(null=True, blank=True)
+    stabilised_at = models.DateTimeField(null=True, blank=True)
+    last_wake_try = models.DateTimeField(null=True, blank=True)
+    down_cause = models.CharField(max_length=200, blank=True)
+    sleep_deprived = models.BooleanField(default=False)  # R31
     public_notes = models.TextField(_("public notes"), blank=True, max_length=5000)
     gm_notes = models.TextField(_("GM-only notes"), blank=True, max_length=5000)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -114,3 +151,55 @@ class Character(models.Model):
     @property
     def flux_percent(self) -> int:
         return self.percent(self.flux, self.flux_max)
+
+
+class Condition(models.Model):
+    """R20–R26: one condition on a character, with the cause that decides how it ends."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="conditions")
+    kind = models.CharField(_("condition"), max_length=12, choices=ConditionKind.choices)
+    cause = models.CharField(_("cause"), max_length=40, default="gm")
+    started_at = models.DateTimeField(_("since (game time)"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        verbose_name = _("condition")
+        verbose_name_plural = _("conditions")
+
+    def __str__(self):
+        return f"{self.get_kind_display()} ({self.cause})"
+
+
+class Sequel(models.Model):
+    """R14: a permanent trauma; its stat is one point lower and Survie tests take −1 (R7)."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="sequels")
+    stat = models.CharField(_("statistic lost"), max_length=6)
+    cause = models.CharField(_("cause"), max_length=200, blank=True)
+    d6 = models.PositiveSmallIntegerField(default=0)
+    gained_at = models.DateTimeField(_("gained at (game time)"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        verbose_name = _("sequel")
+        verbose_name_plural = _("sequels")
+
+    def __str__(self):
+        return f"−1 {self.stat}: {self.cause}"
+
+
+class Illness(models.Model):
+    """R28–R30: at most one illness per character."""
+
+    character = models.OneToOneField(Character, on_delete=models.CASCADE, related_name="illness")
+    name = models.CharField(_("illness"), max_length=120, blank=True)
+    severity = models.PositiveSmallIntegerField(_("severity"), choices=Severity.choices)
+    days_left = models.PositiveSmallIntegerField(_("days left"))
+    started_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("illness")
+        verbose_name_plural = _("illnesses")
+
+    def __str__(self):
+        return f"{self.get_severity_display()} ({self.days_left})"

@@ -14,4 +14,20 @@ urlpatterns = [
         views.character_edit,
         name="character_edit",
     ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/card/",
+        views.character_card,
+        name="character_card",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/probability/",
+        views.check_probability,
+        name="check_probability",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/",
+        views.character_action,
+        name="character_action",
+    ),
+    path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
 ]

@@ -1,13 +1,21 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.http import reswap, retarget
 
 from campaign.permissions import can_see_full_sheet, get_gm_membership, get_membership
+from characters import selectors, services
+from characters.actions import ACTIONS, PARTY_ACTIONS, CheckForm
 from characters.forms import CharacterForm
 from characters.models import Character
+from characters.state import character_state, ruleset_for
+from rules import engine
+from rules.engine import RuleError
 
 
 def _character(membership, character_id) -> Character:
@@ -62,3 +70,160 @@ def character_sheet(request, campaign_id, character_id):
         "characters/sheet.html",
         {"campaign": membership.campaign, "membership": membership, "character": character},
     )
+
+
+def _dashboard_fragments(request, membership, result=None, character_ids=()):
+    """The pieces an action changes: the explanation, the cards it touched, the roll log."""
+    campaign = membership.campaign
+    rows = selectors.characters_for_cards(campaign).filter(pk__in=list(character_ids))
+    return {
+        "campaign": campaign,
+        "membership": membership,
+        "result": result,
+        "changed_cards": selectors.cards(campaign, rows),
+        "log_entries": selectors.latest_entries(campaign, is_gm=membership.is_gm),
+        "explanation": _explanation(result),
+    }
+
+
+def _explanation(result) -> list[str]:
+    if result is None:
+        return []
+    lang = "en" if get_language() == "en" else "fr"
+    return [f"{line.rule_id} · {getattr(line, lang)}" for line in result.outcome.lines]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def character_action(request, campaign_id, character_id, action):
+    membership = get_gm_membership(request, campaign_id)
+    spec = ACTIONS.get(action)
+    if spec is None:
+        raise Http404
+    character = _character(membership, character_id)
+    campaign = membership.campaign
+    form = spec.form(request.POST or None, campaign=campaign, character=character)
+    context = {"campaign": campaign, "membership": membership, "character": character}
+    context |= {"form": form, "action": spec}
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                result = services.apply(
+                    campaign_id=campaign.pk,
+                    actor=request.user,
+                    action=action,
+                    operation=form.operation(),
+                    character_ids=form.character_ids(),
+                    typed=form.typed_dice(),
+                    visibility=form.cleaned_data["visibility"],
+                )
+            except RuleError as error:
+                form.add_error(None, _rule_message(error))
+            else:
+                return _after_action(request, membership, result)
+        return _action_form_response(request, context, status=400)
+    return _action_form_response(request, context)
+
+
+def _action_form_response(request, context, status=200):
+    if request.htmx:
+        response = render(request, "characters/_action_form.html", context, status=status)
+        if status >= 400:
+            # Show the message where the form is, not in the result area.
+            response = retarget(response, f"#panel-{context['character'].pk}")
+            response = reswap(response, "innerHTML")
+        return response
+    return render(request, "characters/action_page.html", context, status=status)
+
+
+def _after_action(request, membership, result):
+    if request.htmx:
+        context = _dashboard_fragments(request, membership, result, result.character_ids)
+        return render(request, "campaign/_action_result.html", context)
+    for line in _explanation(result):
+        messages.info(request, line)
+    return redirect("campaign", membership.campaign_id)
+
+
+@login_required
+@require_GET
+def character_card(request, campaign_id, character_id):
+    """One card, for a live refresh: what this viewer may see of the character."""
+    membership = get_membership(request, campaign_id)
+    character = get_object_or_404(
+        selectors.characters_for_cards(membership.campaign), pk=character_id
+    )
+    if not can_see_full_sheet(membership, character):
+        raise PermissionDenied
+    card = selectors.card_for(character, membership.campaign)
+    return render(
+        request,
+        "characters/_card.html",
+        {"campaign": membership.campaign, "membership": membership, "card": card},
+    )
+
+
+@login_required
+@require_GET
+def check_probability(request, campaign_id, character_id):
+    """The chance of success of the test the form describes, before it is rolled (R5–R8)."""
+    membership = get_membership(request, campaign_id)
+    character = get_object_or_404(
+        selectors.characters_for_cards(membership.campaign), pk=character_id
+    )
+    if not can_see_full_sheet(membership, character):
+        raise PermissionDenied
+    form = CheckForm(request.GET, campaign=membership.campaign, character=character)
+    form.fields["visibility"].required = False
+    if not form.is_valid():
+        return HttpResponse(_("—"), content_type="text/plain", status=400)
+    probability = engine.success_probability(
+        character_state(character, membership.campaign.stats),
+        form.cleaned_data["stat"],
+        ruleset=ruleset_for(membership.campaign),
+        **form.check_arguments(),
+    )
+    return HttpResponse(f"{round(100 * probability)} %", content_type="text/plain")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def party_action(request, campaign_id, action):
+    membership = get_gm_membership(request, campaign_id)
+    spec = PARTY_ACTIONS.get(action)
+    if spec is None:
+        raise Http404
+    campaign = membership.campaign
+    form = spec.form(request.POST or None, campaign=campaign)
+    context = {"campaign": campaign, "membership": membership, "form": form, "action": spec}
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                result = services.apply(
+                    campaign_id=campaign.pk,
+                    actor=request.user,
+                    action=action,
+                    operation=form.operation(),
+                    character_ids=form.character_ids(),
+                    typed=form.typed_dice(),
+                    visibility=form.cleaned_data["visibility"],
+                )
+            except RuleError as error:
+                form.add_error(None, _rule_message(error))
+            else:
+                return _after_action(request, membership, result)
+        return _party_form_response(request, context, status=400)
+    return _party_form_response(request, context)
+
+
+def _rule_message(error: RuleError) -> str:
+    return error.message_en if get_language() == "en" else error.message_fr
+
+
+def _party_form_response(request, context, status=200):
+    if request.htmx:
+        response = render(request, "characters/_action_form.html", context, status=status)
+        if status >= 400:
+            response = reswap(retarget(response, "#panel-party"), "innerHTML")
+        return response
+    return render(request, "characters/action_page.html", context, status=status)

@@ -1,0 +1,80 @@
+"""Reads for cards, sheets and the dashboard: a fixed number of queries however many rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.translation import get_language
+
+from campaign.models import Campaign
+from campaign.visibility import visible_entries
+from characters.models import Character
+from characters.state import character_state, ruleset_for
+from rules import engine
+from rules.engine import text as engine_text
+
+
+@dataclass(frozen=True)
+class StatLine:
+    code: str
+    base: int
+    effective: int
+
+
+@dataclass(frozen=True)
+class Card:
+    """What a card or a sheet shows of a character, derived once from its rows."""
+
+    character: Character
+    state: engine.CharacterState
+    effective: engine.Effective
+    stats: list[StatLine]
+    conditions: list[tuple[str, str]]
+    illness: str
+    vital: str
+
+    @property
+    def pk(self) -> int:
+        return self.character.pk
+
+
+def characters_for_cards(campaign: Campaign):
+    return (
+        Character.objects.filter(campaign=campaign)
+        .select_related("owner", "illness")
+        .prefetch_related("conditions", "sequels")
+        .order_by("kind", "name", "pk")
+    )
+
+
+def card_for(character: Character, campaign: Campaign) -> Card:
+    lang = 1 if get_language() == "en" else 0
+    ruleset = ruleset_for(campaign)
+    state = character_state(character, campaign.stats)
+    illness = ""
+    if state.illness is not None:
+        illness = engine_text.SEVERITY_TEXT[state.illness.severity][lang]
+    return Card(
+        character=character,
+        state=state,
+        effective=engine.effective(state),
+        stats=[
+            StatLine(code, state.base_stat(code, ruleset), state.stat(code, ruleset))
+            for code in campaign.stats
+        ],
+        conditions=[
+            (engine_text.condition_name(c.kind)[lang], engine_text.describe_condition(c)[lang])
+            for c in state.conditions
+        ],
+        illness=illness,
+        vital=engine_text.VITAL_TEXT[state.vital][lang],
+    )
+
+
+def cards(campaign: Campaign, characters=None) -> list[Card]:
+    rows = characters if characters is not None else characters_for_cards(campaign)
+    return [card_for(row, campaign) for row in rows]
+
+
+def latest_entries(campaign: Campaign, *, is_gm: bool, limit: int = 20):
+    return list(visible_entries(campaign, is_gm=is_gm).select_related("character")[:limit])

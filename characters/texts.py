@@ -1,0 +1,85 @@
+"""Words for audit entries: one sentence per change and per plain roll, in French and English.
+
+Checks explain themselves (rules.engine.text.check_text); these cover the rest.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from campaign.models import GAME_EPOCH
+from rules.engine import text as engine_text
+
+FIELD_NAMES = {
+    "pv": ("PV", "PV"),
+    "pv_max": ("PV max", "max PV"),
+    "flux": ("Flux", "Flux"),
+    "flux_max": ("Flux max", "max Flux"),
+    "pa": ("PA", "PA"),
+    "actions": ("actions", "actions"),
+    "reflexes": ("réflexes", "reflexes"),
+    "vital": ("état vital", "vital state"),
+    "conditions": ("états", "conditions"),
+    "sequels": ("séquelles", "sequels"),
+    "illness": ("maladie", "illness"),
+    "sleep_deprived": ("privation de sommeil", "sleep deprivation"),
+    "coma_due": ("coma prévu", "coma due"),
+    "next_coma_hour": ("prochaine heure de coma", "next coma hour"),
+    "stabilised_at": ("stabilisé à", "stabilised at"),
+    "last_wake_try": ("dernier essai de réveil", "last waking try"),
+    "down_cause": ("cause de la chute", "cause of going down"),
+    "clock": ("horloge", "clock"),
+    "scene": ("scène", "scene"),
+    "hour_rests_used": ("heures de repos prises", "hour rests taken"),
+    "pending_hour_rest": ("heure de repos à répartir", "hour rest to share"),
+}
+
+
+def game_time(value: datetime) -> tuple[str, str]:
+    day = (value - GAME_EPOCH).days + 1
+    clock = value.strftime("%H:%M")
+    return f"jour {day}, {clock}", f"day {day}, {clock}"
+
+
+def _value(value: Any, lang: int) -> str:
+    if value is None or value == () or value == "":
+        return "—"
+    if isinstance(value, bool):
+        return ("oui", "yes")[lang] if value else ("non", "no")[lang]
+    if isinstance(value, datetime):
+        return game_time(value)[lang]
+    if isinstance(value, engine_text.Vital):
+        return engine_text.VITAL_TEXT[value][lang]
+    if isinstance(value, engine_text.Condition):
+        return engine_text.CONDITION_TEXT[value.kind][lang]
+    if hasattr(value, "severity") and hasattr(value, "days_left"):
+        severity = engine_text.SEVERITY_TEXT[value.severity][lang]
+        days = ("j", "d")[lang]
+        return f"{severity} ({value.days_left} {days})"
+    if hasattr(value, "stat") and hasattr(value, "cause"):
+        return f"−1 {value.stat}"
+    if isinstance(value, tuple):
+        return ", ".join(_value(item, lang) for item in value) or "—"
+    return str(value)
+
+
+def change_text(change) -> tuple[str, str]:
+    """ "R10 · PV : 3 → −2"."""
+    fr_name, en_name = FIELD_NAMES.get(change.field, (change.field, change.field))
+    return tuple(
+        f"{change.rule_id} · {name}{sep}{_value(change.before, lang)} → "
+        f"{_value(change.after, lang)}"
+        for lang, (name, sep) in enumerate(((fr_name, " : "), (en_name, ": ")))
+    )
+
+
+def roll_text(roll) -> tuple[str, str]:
+    """ "R27 · chute : 1d10+5 → 7 + 5 = 12"."""
+    body = engine_text.roll_text(roll)
+    purpose = roll.purpose or ""
+    typed = (" [dés saisis]", " [typed-in dice]") if roll.typed_in else ("", "")
+    prefix = f"{roll.rule_id} · " if roll.rule_id else ""
+    label = f"{purpose} : " if purpose else ""
+    label_en = f"{purpose}: " if purpose else ""
+    return (f"{prefix}{label}{body}{typed[0]}", f"{prefix}{label_en}{body}{typed[1]}")
