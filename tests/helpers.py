@@ -20,8 +20,7 @@ def db_state() -> dict[str, list[dict]]:
     for label in _APPS:
         models.extend(apps.get_app_config(label).get_models())
     return {
-        model._meta.label: list(model._default_manager.order_by("pk").values())
-        for model in models
+        model._meta.label: list(model._default_manager.order_by("pk").values()) for model in models
     }
 
 

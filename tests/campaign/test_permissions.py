@@ -4,6 +4,7 @@ ROUTES lists every campaign-scoped route of campaign/urls.py; tests/test_urls.py
 every named route of the project is listed in one of these tables.
 """
 
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -21,9 +22,7 @@ from tests.helpers import (
 )
 
 ROUTES = {
-    "campaign": Route(
-        ("get",), lambda w: reverse("campaign", args=[w.campaign.pk]), gm_only=False
-    ),
+    "campaign": Route(("get",), lambda w: reverse("campaign", args=[w.campaign.pk]), gm_only=False),
     "campaign_settings": Route(
         ("get", "post"),
         lambda w: reverse("campaign_settings", args=[w.campaign.pk]),
@@ -96,10 +95,10 @@ def test_it_shows_the_gm_a_dashboard_with_every_card(gm_client, world):
     response = gm_client.get(reverse("campaign", args=[world.campaign.pk]))
     assert response.status_code == 200
     content = response.content.decode()
-    assert content.count('<article class="card"') == 3
+    assert len(re.findall(r'<article class="card[ "]', content)) == 3
     for character in (world.pc, world.other_pc, world.npc):
         assert f'id="character-{character.pk}"' in content
-        assert reverse("character_edit", args=[world.campaign.pk, character.pk]) in content
+        assert reverse("character", args=[world.campaign.pk, character.pk]) in content
     assert reverse("campaign_settings", args=[world.campaign.pk]) in content
 
 
@@ -112,7 +111,7 @@ def test_it_shows_a_player_their_characters_and_the_partys_names(player_client, 
     assert world.other_pc.name in content
     # Not another player's sheet, nor the GM's cards, settings, NPCs or secrets.
     assert reverse("character", args=[world.campaign.pk, world.other_pc.pk]) not in content
-    assert '<article class="card"' not in content
+    assert not re.search(r'<article class="card[ "]', content)
     assert reverse("campaign_settings", args=[world.campaign.pk]) not in content
     assert world.npc.name not in content
     assert world.pc.gm_notes not in content
@@ -137,13 +136,9 @@ def test_it_shows_the_gm_the_invitations_and_removal_buttons(gm_client, world):
     content = response.content.decode()
     assert reverse("join", args=[world.invitation.token]) in content
     assert reverse("invitation_qr", args=[world.campaign.pk, world.invitation.pk]) in content
-    assert (
-        reverse("member_remove", args=[world.campaign.pk, world.player_membership.pk]) in content
-    )
+    assert reverse("member_remove", args=[world.campaign.pk, world.player_membership.pk]) in content
     # The GM's own row offers to leave, never to remove themselves.
-    assert (
-        reverse("member_remove", args=[world.campaign.pk, world.gm_membership.pk]) not in content
-    )
+    assert reverse("member_remove", args=[world.campaign.pk, world.gm_membership.pk]) not in content
 
 
 def test_it_serves_the_qr_code_as_svg(gm_client, world):
