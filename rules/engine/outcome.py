@@ -146,9 +146,8 @@ class Transaction:
     def roll(
         self, expr: DiceExpr, *, key: str | None, rule_id: str, purpose: str, record: bool = True
     ) -> Roll:
-        result = replace(
-            roll(expr, self.rng),  # type: ignore[arg-type]  # set by every rolling operation character_key=key, at=self.now, rule_id=rule_id, purpose=purpose
-        )
+        rolled = roll(expr, self.rng)  # type: ignore[arg-type]  # every rolling operation sets it
+        result = replace(rolled, character_key=key, at=self.now, rule_id=rule_id, purpose=purpose)
         if record:
             self.rolls.append(result)
         return result
@@ -157,7 +156,7 @@ class Transaction:
         text = roll_text(result)
         typed_fr, typed_en = (" [dés saisis]", " [typed-in dice]") if result.typed_in else ("", "")
         self.say(
-            result.rule_id or "",
+            str(result.rule_id),
             f"{fr} : {text}{typed_fr}",
             f"{en}: {text}{typed_en}",
             result.character_key,
