@@ -63,7 +63,9 @@ def apply(
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
         rows_qs = (
-            Character.objects.select_for_update()
+            # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the
+            # outer join that select_related("illness") adds.
+            Character.objects.select_for_update(of=("self",))
             .filter(campaign=campaign)
             .order_by("pk")
             .select_related("illness")
