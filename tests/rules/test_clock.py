@@ -45,9 +45,7 @@ def test_r32_next_morning_is_the_morning_hour_strictly_after():
 
 
 def test_r32_everything_due_happens_in_time_order_for_every_character():
-    borrowed = hero(
-        "b", vital=Vital.BORROWED_TIME, pv=-1, coma_due=EVENING + timedelta(minutes=10)
-    )
+    borrowed = hero("b", vital=Vital.BORROWED_TIME, pv=-1, coma_due=EVENING + timedelta(minutes=10))
     coma = hero("c", vital=Vital.COMA, pv=-2, next_coma_hour=EVENING + timedelta(minutes=30))
     awake = hero("s", vital=Vital.STABILISED, pv=-1, stabilised_at=EVENING - timedelta(minutes=15))
     ill = hero("i", illness=Illness(Severity.ILL, 1))

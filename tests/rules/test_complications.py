@@ -201,7 +201,10 @@ def test_r28_zero_days_passes_by_the_next_morning():
 )
 def test_r28_severity_malus_on_all_tests(severity, malus):
     outcome = fall_ill(
-        campaign(hero(illness=Illness(severity, 2))), "a", severity=severity, rng=ScriptedDice([10, 2])
+        campaign(hero(illness=Illness(severity, 2))),
+        "a",
+        severity=severity,
+        rng=ScriptedDice([10, 2]),
     )
     assert outcome.checks[0].modifiers[0].value == malus
 

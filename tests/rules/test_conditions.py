@@ -121,7 +121,9 @@ def test_r26_every_condition_records_its_cause_and_how_it_ends():
         "prend fin quand le Flux repasse au-dessus de 0."
     )
     assert en.startswith("Exhausted (flux): an odd D20 counts as 0")
-    assert "at the coma" in describe_condition(Condition(ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR))[1]
+    assert (
+        "at the coma" in describe_condition(Condition(ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR))[1]
+    )
     assert "proper night" in describe_condition(Condition(ConditionKind.EXTENUE, CAUSE_SLEEP))[1]
     assert "GM removes" in describe_condition(Condition(ConditionKind.GENE, "filet"))[1]
 

@@ -114,12 +114,14 @@ def test_r3_a_source_that_ignores_pa():
 
 def test_r3_ebranle_removes_three_pa_never_below_zero():
     shaken = (Condition(ConditionKind.EBRANLE),)
-    assert take_damage(campaign(hero(pa=5, conditions=shaken)), "a", 4, rng=NO_DICE).character(
-        "a"
-    ).pv == 8
-    assert take_damage(campaign(hero(pa=1, conditions=shaken)), "a", 4, rng=NO_DICE).character(
-        "a"
-    ).pv == 6
+    assert (
+        take_damage(campaign(hero(pa=5, conditions=shaken)), "a", 4, rng=NO_DICE).character("a").pv
+        == 8
+    )
+    assert (
+        take_damage(campaign(hero(pa=1, conditions=shaken)), "a", 4, rng=NO_DICE).character("a").pv
+        == 6
+    )
 
 
 # R10 — death's door
@@ -134,7 +136,12 @@ def test_r10_reaching_zero_pv_fails_survie_falls_into_coma():
     outcome = take_damage(campaign(hero()), "a", 10, rng=ScriptedDice([7]), cause="épée")
     character = outcome.character("a")
     (survie,) = outcome.checks
-    assert (survie.skill, survie.rule_id, survie.total, survie.success) == ("Survie", "R10", 9, False)
+    assert (survie.skill, survie.rule_id, survie.total, survie.success) == (
+        "Survie",
+        "R10",
+        9,
+        False,
+    )
     assert character.vital is Vital.COMA and character.pv == 0
     assert character.next_coma_hour == EVENING + timedelta(hours=1)
     assert character.down_cause == "épée"
@@ -366,7 +373,10 @@ def test_r13_automatic_tries_can_be_turned_off():
     from rules.engine import Ruleset
 
     outcome = advance_clock(
-        campaign(stabilised()), minutes=180, rng=NO_DICE, ruleset=Ruleset(automatic_wake_tries=False)
+        campaign(stabilised()),
+        minutes=180,
+        rng=NO_DICE,
+        ruleset=Ruleset(automatic_wake_tries=False),
     )
     assert outcome.checks == () and outcome.character("a").vital is Vital.STABILISED
 
@@ -387,39 +397,57 @@ def test_r14_d6_table(d6, stat):
 
 
 def test_r14_d6_roll_1_loses_adr():
-    assert attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 1])).character(
-        "a"
-    ).stat("ADR") == 0
+    assert (
+        attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 1]))
+        .character("a")
+        .stat("ADR")
+        == 0
+    )
 
 
 def test_r14_d6_roll_2_loses_pui():
-    assert attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 2])).character(
-        "a"
-    ).stat("PUI") == -1
+    assert (
+        attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 2]))
+        .character("a")
+        .stat("PUI")
+        == -1
+    )
 
 
 def test_r14_d6_roll_3_loses_ins():
-    assert attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 3])).character(
-        "a"
-    ).stat("INS") == -1
+    assert (
+        attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 3]))
+        .character("a")
+        .stat("INS")
+        == -1
+    )
 
 
 def test_r14_d6_roll_4_loses_pre():
-    assert attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 4])).character(
-        "a"
-    ).stat("PRE") == -1
+    assert (
+        attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 4]))
+        .character("a")
+        .stat("PRE")
+        == -1
+    )
 
 
 def test_r14_d6_roll_5_loses_vai():
-    assert attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 5])).character(
-        "a"
-    ).stat("VAI") == 1
+    assert (
+        attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 5]))
+        .character("a")
+        .stat("VAI")
+        == 1
+    )
 
 
 def test_r14_d6_roll_6_loses_sav():
-    assert attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 6])).character(
-        "a"
-    ).stat("SAV") == -1
+    assert (
+        attempt_wake(campaign(stabilised()), "a", rng=ScriptedDice([10, 6]))
+        .character("a")
+        .stat("SAV")
+        == -1
+    )
 
 
 def test_r14_each_sequel_also_gives_r7_minus_one():

@@ -57,7 +57,9 @@ def test_r17_recovery_stops_at_the_maxima():
 
 
 def test_r17_only_conscious_characters_sleep_by_default():
-    outcome = night_rest(campaign(tired(), hero("d", vital=Vital.DEAD, pv=-9)), hours=6, rng=NO_DICE)
+    outcome = night_rest(
+        campaign(tired(), hero("d", vital=Vital.DEAD, pv=-9)), hours=6, rng=NO_DICE
+    )
     assert outcome.character("d").pv == -9
 
 
@@ -130,9 +132,7 @@ def test_r18_sharing_needs_a_roll_and_a_roll_waits_for_its_sharing():
 
 def test_r18_the_dead_get_no_share():
     with pytest.raises(CharacterDead):
-        share_hour_rest(
-            campaign(hero(vital=Vital.DEAD), pending_hour_rest=2), splits={"a": (1, 1)}
-        )
+        share_hour_rest(campaign(hero(vital=Vital.DEAD), pending_hour_rest=2), splits={"a": (1, 1)})
 
 
 def test_r18_a_share_that_lifts_flux_from_zero_ends_extenue():
