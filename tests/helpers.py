@@ -50,6 +50,7 @@ class Route:
     url: Callable[[SimpleNamespace], str]
     data: Callable[[SimpleNamespace], dict] = lambda world: {}
     gm_only: bool = True
+    query: Callable[[SimpleNamespace], dict] = lambda world: {}
 
 
 def route_params(routes: dict[str, Route], only=None) -> list[tuple[str, str]]:
@@ -65,7 +66,7 @@ def call(client, routes: dict[str, Route], name: str, method: str, world):
     route = routes[name]
     url = route.url(world)
     if method == "get":
-        return url, client.get(url)
+        return url, client.get(url, route.query(world))
     return url, client.post(url, route.data(world))
 
 
@@ -101,3 +102,21 @@ def settings_data(campaign, **overrides) -> dict:
     }
     data.update({key: str(value) for key, value in overrides.items()})
     return {key: value for key, value in data.items() if value != "False"}
+
+
+def named_routes() -> dict[str, str]:
+    """Every named route of the project, "namespace:name" -> its pattern."""
+    from django.urls import URLResolver, get_resolver
+
+    def walk(patterns, namespace, prefix):
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                ns = namespace
+                if pattern.namespace:
+                    ns = f"{namespace}:{pattern.namespace}" if namespace else pattern.namespace
+                yield from walk(pattern.url_patterns, ns, prefix + str(pattern.pattern))
+            elif pattern.name:
+                name = f"{namespace}:{pattern.name}" if namespace else pattern.name
+                yield name, prefix + str(pattern.pattern)
+
+    return dict(walk(get_resolver().url_patterns, None, ""))

@@ -1,5 +1,7 @@
 """Who gets what on every character URL: anonymous, outsider, player, the owner, GM."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -26,6 +28,27 @@ ROUTES = {
         ("get", "post"),
         lambda w: reverse("character_edit", args=[w.campaign.pk, w.pc.pk]),
         lambda w: character_data(w.campaign, name="Isaure", owner=w.player.pk, pv=3, pv_max=14),
+    ),
+    "character_card": Route(
+        ("get",),
+        lambda w: reverse("character_card", args=[w.campaign.pk, w.pc.pk]),
+        gm_only=False,
+    ),
+    "check_probability": Route(
+        ("get",),
+        lambda w: reverse("check_probability", args=[w.campaign.pk, w.pc.pk]),
+        gm_only=False,
+        query=lambda w: {"stat": "ADR", "difficulty": "10", "modifier": "0"},
+    ),
+    "character_action": Route(
+        ("get", "post"),
+        lambda w: reverse("character_action", args=[w.campaign.pk, w.pc.pk, "damage"]),
+        lambda w: {"amount": "3", "visibility": "everyone", "dice": ""},
+    ),
+    "party_action": Route(
+        ("get", "post"),
+        lambda w: reverse("party_action", args=[w.campaign.pk, "end_scene"]),
+        lambda w: {"visibility": "everyone"},
     ),
 }
 
@@ -149,3 +172,60 @@ def test_it_returns_404_for_a_character_of_another_campaign(gm_client, world, ou
     assert gm_client.get(edit).status_code == 404
     assert gm_client.post(edit, character_data(world.campaign)).status_code == 404
     assert db_state() == before
+
+
+def test_it_serves_the_owner_their_card_without_gm_actions(player_client, world):
+    response = player_client.get(reverse("character_card", args=[world.campaign.pk, world.pc.pk]))
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert f'id="character-{world.pc.pk}"' in content
+    assert f"{world.pc.pv} / {world.pc.pv_max}" in content
+    assert "/act/" not in content
+    assert world.pc.gm_notes not in content
+
+
+def test_it_gives_the_gm_cards_with_actions(gm_client, world):
+    response = gm_client.get(reverse("character_card", args=[world.campaign.pk, world.npc.pk]))
+    assert response.status_code == 200
+    damage = reverse("character_action", args=[world.campaign.pk, world.npc.pk, "damage"])
+    assert damage in response.content.decode()
+
+
+@pytest.mark.parametrize("name", ["character_card", "check_probability"])
+def test_it_returns_403_on_another_players_card_and_odds(other_player_client, world, name):
+    response = other_player_client.get(
+        reverse(name, args=[world.campaign.pk, world.pc.pk]), ROUTES[name].query(world)
+    )
+    assert response.status_code == 403
+    assert world.pc.name not in response.content.decode()
+
+
+def test_it_tells_the_owner_their_odds(player_client, world):
+    response = player_client.get(
+        reverse("check_probability", args=[world.campaign.pk, world.pc.pk]),
+        ROUTES["check_probability"].query(world),
+    )
+    assert response.status_code == 200
+    assert re.fullmatch(r"\d{1,3} %", response.content.decode())
+
+
+@pytest.mark.parametrize("name", ["character_action", "party_action"])
+def test_it_returns_404_for_an_unknown_action(gm_client, world, name):
+    args = [world.campaign.pk, world.pc.pk] if name == "character_action" else [world.campaign.pk]
+    before = db_state()
+    response = gm_client.post(reverse(name, args=[*args, "explode"]), {"visibility": "everyone"})
+    assert response.status_code == 404
+    assert db_state() == before
+
+
+@pytest.mark.parametrize(("name", "method"), route_params(ROUTES))
+def test_it_lets_the_gm_in(gm_client, world, name, method):
+    # The requests refused to others above succeed for the GM: the refusal is the permission.
+    before = db_state()
+    _url, response = call(gm_client, ROUTES, name, method, world)
+    if method == "get":
+        assert response.status_code == 200
+        assert db_state() == before
+    else:
+        assert response.status_code == 302
+        assert db_state() != before

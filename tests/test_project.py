@@ -1,0 +1,147 @@
+"""Project-wide behaviour: health check, languages, production settings, CSP (config/)."""
+
+import os
+import re
+import secrets
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Routes of config/urls.py itself (admin: see test_admin.py).
+ROUTES = ("healthz", "set_language")
+
+
+@pytest.mark.parametrize("who", ["anon_client", "outsider_client", "gm_client"])
+def test_it_answers_the_health_check_for_anyone(request, db, who):
+    response = request.getfixturevalue(who).get(reverse("healthz"))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/plain"
+    assert response.content == b"ok"
+
+
+def _gettext(message, language):
+    with translation.override(language):
+        return translation.gettext(message)
+
+
+def test_it_speaks_french_by_default(anon_client, db):
+    response = anon_client.get(reverse("home"))
+    content = response.content.decode()
+    assert '<html lang="fr">' in content
+    log_in = _gettext("Log in", "fr")
+    assert log_in != "Log in"
+    assert log_in in content
+    assert ">Log in<" not in content
+
+
+@pytest.mark.parametrize("who", ["anon_client", "player_client"])
+def test_it_switches_to_english_and_back(request, campaign, who):
+    client = request.getfixturevalue(who)
+    response = client.post(reverse("set_language"), {"language": "en", "next": "/"})
+    assert response.status_code == 302
+    assert response["Location"] == "/"
+    content = client.get(reverse("home")).content.decode()
+    assert '<html lang="en">' in content
+    english = "Log in" if who == "anon_client" else "Your campaigns"
+    assert english in content
+    assert _gettext(english, "fr") not in content
+
+    client.post(reverse("set_language"), {"language": "fr", "next": "/"})
+    content = client.get(reverse("home")).content.decode()
+    assert '<html lang="fr">' in content
+    assert _gettext(english, "fr") in content
+
+
+def test_it_ignores_an_unknown_language_and_a_foreign_next(anon_client, db):
+    response = anon_client.post(
+        reverse("set_language"), {"language": "xx", "next": "https://evil.example/"}
+    )
+    assert response.status_code == 302
+    assert "evil.example" not in response["Location"]
+    assert '<html lang="fr">' in anon_client.get(reverse("home")).content.decode()
+
+
+def test_it_sends_a_csp_with_a_nonce_and_no_unsafe_inline_scripts(anon_client, db):
+    response = anon_client.get(reverse("home"))
+    policy = response["Content-Security-Policy"]
+    directives = {part.split()[0]: part.split()[1:] for part in policy.split(";") if part.strip()}
+    script_src = directives["script-src"]
+    assert "'unsafe-inline'" not in script_src
+    assert "'unsafe-eval'" not in script_src
+    nonces = [s for s in script_src if s.startswith("'nonce-")]
+    assert len(nonces) == 1
+    nonce = nonces[0][len("'nonce-") : -1]
+    assert directives["object-src"] == ["'none'"]
+    assert directives["frame-ancestors"] == ["'none'"]
+
+    content = response.content.decode()
+    scripts = re.findall(r"<script\b[^>]*>", content)
+    htmx = [tag for tag in scripts if "htmx" in tag]
+    assert htmx, scripts
+    for tag in scripts:
+        assert f'nonce="{nonce}"' in tag, tag
+
+
+def test_it_uses_a_new_nonce_per_response(anon_client, db):
+    def nonce():
+        policy = anon_client.get(reverse("home"))["Content-Security-Policy"]
+        return re.search(r"'nonce-([^']+)'", policy).group(1)
+
+    assert nonce() != nonce()
+
+
+def _production_env(**extra):
+    alphabet = string.ascii_letters + string.digits + "!@#%^&*(-_=+)"
+    env = {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": "".join(secrets.choice(alphabet) for _ in range(60)),
+        "ALLOWED_HOSTS": "example.com",
+    }
+    env.update(extra)
+    return env
+
+
+def _manage(*args, env):
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_it_passes_the_deployment_checks_with_production_settings():
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", env=_production_env())
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "WARNING" not in output
+    assert "no issues" in output
+
+
+def test_it_refuses_to_start_in_production_without_a_secret_key():
+    env = _production_env()
+    del env["SECRET_KEY"]
+    result = _manage("check", env=env)
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+def test_it_sets_secure_cookies_and_hsts_in_production():
+    script = (
+        "from django.conf import settings as s;"
+        "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_SSL_REDIRECT,"
+        " s.SECURE_HSTS_SECONDS >= 31536000, s.DEBUG)"
+    )
+    result = _manage("shell", "--no-imports", "-c", script, env=_production_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True", "True", "True", "False"]
