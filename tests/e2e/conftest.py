@@ -1,0 +1,70 @@
+"""Playwright (sync API) driving Debian's Chromium against pytest-django's live server."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM would refuse to run
+# beside it. Only the browser tests need this, and their ORM use is the test's own set-up.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        message = f"{CHROMIUM} is missing: install Debian's chromium package"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture
+def console_errors():
+    """Errors the pages log (CSP violations among them), filled by `watch(page)`."""
+    errors: list[str] = []
+
+    def watch(page):
+        page.on(
+            "console",
+            lambda msg: (
+                errors.append(f"{msg.text} ({msg.location.get('url')})")
+                if msg.type == "error"
+                else None
+            ),
+        )
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        # The console does not say which resource failed; this does.
+        page.on(
+            "response",
+            lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+        )
+        return page
+
+    watch.errors = errors
+    return watch
