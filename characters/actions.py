@@ -333,6 +333,8 @@ class Action:
     form: type[ActionForm]
 
 
+QUICK_ACTIONS = {"damage", "heal", "spend_flux", "restore_flux"}  # buttons on every card
+
 ACTIONS = {
     a.name: a
     for a in [

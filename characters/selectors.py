@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.urls import reverse
 from django.utils.translation import get_language
 
 from campaign.models import Campaign
 from campaign.visibility import visible_entries
+from characters.actions import ACTIONS, QUICK_ACTIONS
 from characters.models import Character
 from characters.state import character_state, ruleset_for
 from rules import engine
@@ -21,6 +23,12 @@ class StatLine:
     effective: int
 
 
+# The card's "more actions" links: every action but the quick ones on the card itself.
+ACTION_LINKS = [
+    (name, action.label) for name, action in ACTIONS.items() if name not in QUICK_ACTIONS
+]
+
+
 @dataclass(frozen=True)
 class Card:
     """What a card or a sheet shows of a character, derived once from its rows."""
@@ -32,6 +40,8 @@ class Card:
     conditions: list[tuple[str, str]]
     illness: str
     vital: str
+    url: str  # the sheet's URL; the card's other links hang below it
+    action_links = ACTION_LINKS
 
     @property
     def pk(self) -> int:
@@ -68,6 +78,7 @@ def card_for(character: Character, campaign: Campaign) -> Card:
         ],
         illness=illness,
         vital=engine_text.VITAL_TEXT[state.vital][lang],
+        url=reverse("character", args=[campaign.pk, character.pk]),
     )
 
 

@@ -91,16 +91,16 @@ def apply(
 
 
 def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
-    """One draft per check, roll and change, in game-time order, rolls before their effects."""
-    items = []
-    for order, check in enumerate(outcome.checks):
-        items.append((check.at, 0, order, _check_draft(action, check, rows)))
-    for order, roll in enumerate(outcome.rolls):
-        items.append((roll.at, 0, 1000 + order, _roll_draft(action, roll, rows)))
-    for order, change in enumerate(outcome.changes):
-        items.append((change.at, 1, order, _change_draft(action, change, rows)))
-    items.sort(key=lambda item: (item[0], item[1], item[2]))
-    return [draft for *_, draft in items]
+    """One draft per check, roll and change, in the order they happened."""
+    drafts = []
+    for event in outcome.events:
+        if isinstance(event, engine.CheckResult):
+            drafts.append(_check_draft(action, event, rows))
+        elif isinstance(event, engine.Roll):
+            drafts.append(_roll_draft(action, event, rows))
+        else:
+            drafts.append(_change_draft(action, event, rows))
+    return drafts
 
 
 def _row(rows, key):

@@ -14,21 +14,34 @@ from django.utils.translation import gettext_lazy as _
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+def env(name: str, default: str) -> str:
+    """A variable set but empty counts as unset: compose files often pass `VAR=`."""
+    return os.environ.get(name, "").strip() or default
+
+
+def env_int(name: str, default: int) -> int:
+    value = env(name, str(default))
+    try:
+        return int(value)
+    except ValueError:
+        raise RuntimeError(f"{name} must be a whole number, not {value!r}.") from None
+
+
 def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
+    value = env(name, "")
+    if not value:
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    return value.lower() in {"1", "true", "yes", "on"}
 
 
 def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+    return [item.strip() for item in env(name, default).split(",") if item.strip()]
 
 
 DEBUG = env_bool("DEBUG", True)
 
 _INSECURE_DEV_KEY = "django-insecure-dev-only-key-never-use-in-production-3f9a1c"
-SECRET_KEY = os.environ.get("SECRET_KEY") or _INSECURE_DEV_KEY
+SECRET_KEY = env("SECRET_KEY", _INSECURE_DEV_KEY)
 if not DEBUG and SECRET_KEY == _INSECURE_DEV_KEY:
     raise RuntimeError("SECRET_KEY must be set when DEBUG is off.")
 
@@ -87,8 +100,8 @@ ASGI_APPLICATION = "config.asgi.application"
 
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        env("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        conn_max_age=env_int("CONN_MAX_AGE", 0),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
@@ -115,7 +128,7 @@ LANGUAGE_CODE = "fr"
 LANGUAGES = [("fr", _("French")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
-TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Paris")
+TIME_ZONE = env("TIME_ZONE", "Europe/Paris")
 USE_TZ = True
 
 STATIC_URL = "static/"
@@ -132,18 +145,25 @@ STORAGES = {
     },
 }
 
-# Mail: the console unless an SMTP host is given.
-EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
-EMAIL_BACKEND = (
-    "django.core.mail.backends.smtp.EmailBackend"
-    if EMAIL_HOST
-    else "django.core.mail.backends.console.EmailBackend"
-)
-EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
-EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "chroniqueur@localhost")
+# Mail: the console unless an SMTP host is given (Django 6.1's MAILERS).
+EMAIL_HOST = env("EMAIL_HOST", "")
+if EMAIL_HOST:
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": EMAIL_HOST,
+                "port": env_int("EMAIL_PORT", 587),
+                "username": env("EMAIL_HOST_USER", ""),
+                "password": env("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": env_bool("EMAIL_USE_TLS", True),
+            },
+        }
+    }
+else:
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+del EMAIL_HOST  # the deprecated setting must not stay defined beside MAILERS
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "chroniqueur@localhost")
 
 # Security. Scripts only from our origin or with the per-request nonce: no 'unsafe-inline'.
 SECURE_CSP = {
@@ -166,7 +186,7 @@ if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(60 * 60 * 24 * 365)))
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 60 * 60 * 24 * 365)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
     # Behind a TLS-terminating proxy the health check comes over plain HTTP.
@@ -176,5 +196,5 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
 }

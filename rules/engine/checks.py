@@ -169,7 +169,7 @@ def roll_raw_check(
         rule_id,
         tx.now,
     )
-    tx.checks.append(result)
+    tx.record_check(result)
     fr, en = check_text(result)
     tx.say(rule_id, fr, en, key)
     if result.die_rule:

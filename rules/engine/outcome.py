@@ -52,7 +52,9 @@ class Outcome:
     """The new state and everything that led to it, in the order it happened.
 
     `rolls` are plain dice rolls (damage, durations, the sequel D6, the group's 1D4…);
-    `checks` are D20 tests, each holding its own die roll.
+    `checks` are D20 tests, each holding its own die roll. `events` holds the same rolls,
+    checks and changes interleaved in the order they happened (a damage change, then the
+    Survie test it caused, then the coma), for a log that reads like the table did.
     """
 
     state: CampaignState
@@ -61,6 +63,7 @@ class Outcome:
     changes: tuple[Change, ...] = ()
     rules: tuple[str, ...] = ()
     lines: tuple[Line, ...] = ()
+    events: tuple[Roll | CheckResult | Change, ...] = ()
 
     def character(self, key: str) -> CharacterState:
         return self.state.character(key)
@@ -111,6 +114,7 @@ class Transaction:
         self.changes: list[Change] = []
         self.rules: list[str] = []
         self.lines: list[Line] = []
+        self.events: list[Roll | CheckResult | Change] = []
 
     def char(self, key: str) -> CharacterState:
         return self.state.character(key)
@@ -132,16 +136,23 @@ class Transaction:
         if before == value:
             return
         self.state = self.state.with_character(replace(character, **{field: value}))
-        self.changes.append(Change(key, field, before, value, rule_id, self.now, by_gm))
-        self.rule(rule_id)
+        self._change(Change(key, field, before, value, rule_id, self.now, by_gm))
 
     def set_campaign(self, field: str, value: Any, rule_id: str, *, by_gm: bool = False) -> None:
         before = getattr(self.state, field)
         if before == value:
             return
         self.state = replace(self.state, **{field: value})
-        self.changes.append(Change(None, field, before, value, rule_id, self.now, by_gm))
-        self.rule(rule_id)
+        self._change(Change(None, field, before, value, rule_id, self.now, by_gm))
+
+    def _change(self, change: Change) -> None:
+        self.changes.append(change)
+        self.events.append(change)
+        self.rule(change.rule_id)
+
+    def record_check(self, result: CheckResult) -> None:
+        self.checks.append(result)
+        self.events.append(result)
 
     def roll(
         self, expr: DiceExpr, *, key: str | None, rule_id: str, purpose: str, record: bool = True
@@ -150,6 +161,7 @@ class Transaction:
         result = replace(rolled, character_key=key, at=self.now, rule_id=rule_id, purpose=purpose)
         if record:
             self.rolls.append(result)
+            self.events.append(result)
         return result
 
     def roll_line(self, result: Roll, fr: str, en: str) -> None:
@@ -170,4 +182,5 @@ class Transaction:
             tuple(self.changes),
             tuple(self.rules),
             tuple(self.lines),
+            tuple(self.events),
         )

@@ -47,3 +47,19 @@ def test_outcome_lists_rolls_checks_changes_rules_and_lines_with_game_time():
     assert [line.rule_id for line in outcome.lines] == ["R3", "R10", "R10"]
     assert outcome.lines[1].character_key == "a"
     assert outcome.explanation_en.splitlines()[-1] == "R10 · Aldo — now in a coma"
+
+
+def test_events_keep_the_order_things_happened_in():
+    """The damage, then the R10 Survie test it caused, then the coma it led to."""
+    from rules.engine import CheckResult, ScriptedDice, take_damage
+    from tests.rules.util import campaign, hero
+
+    outcome = take_damage(campaign(hero()), "a", 10, rng=ScriptedDice([7]))
+    kinds = [
+        ("check", e.rule_id) if isinstance(e, CheckResult) else (e.field, e.rule_id)
+        for e in outcome.events
+    ]
+    assert kinds[0] == ("pv", "R3")
+    assert kinds[1] == ("check", "R10")
+    assert ("vital", "R10") in kinds[2:]
+    assert len(outcome.events) == len(outcome.rolls) + len(outcome.checks) + len(outcome.changes)
