@@ -74,12 +74,24 @@ def change_text(change) -> tuple[str, str]:
     )
 
 
+# The engine names a roll's purpose with an identifier; people read these words instead.
+ROLL_PURPOSES = {
+    "fall_damage": ("dégâts de chute", "fall damage"),
+    "illness_days": ("durée de la maladie (jours)", "illness length (days)"),
+    "remedy": ("remède (jours en moins)", "remedy (days off)"),
+    "sequel": ("séquelle (D6)", "sequel (D6)"),
+    "clinic": ("clinique (PV en plus)", "clinic (extra PV)"),
+    "hour_rest": ("repos d'une heure (groupe)", "hour rest (group)"),
+}
+
+
 def roll_text(roll) -> tuple[str, str]:
-    """ "R27 · chute : 1d10+5 → 7 + 5 = 12"."""
+    """ "R27 · dégâts de chute : 1d10+5 → 7 + 5 = 12"."""
     body = engine_text.roll_text(roll)
     purpose = roll.purpose or ""
+    purpose_fr, purpose_en = ROLL_PURPOSES.get(purpose, (purpose, purpose))
     typed = (" [dés saisis]", " [typed-in dice]") if roll.typed_in else ("", "")
     prefix = f"{roll.rule_id} · " if roll.rule_id else ""
-    label = f"{purpose} : " if purpose else ""
-    label_en = f"{purpose}: " if purpose else ""
+    label = f"{purpose_fr} : " if purpose else ""
+    label_en = f"{purpose_en}: " if purpose else ""
     return (f"{prefix}{label}{body}{typed[0]}", f"{prefix}{label_en}{body}{typed[1]}")

@@ -363,6 +363,22 @@ def test_r27_spell_softened_fall_halves_damage_rounded_up_and_ignores_pa(campaig
     ]
 
 
+def test_r27_the_logged_roll_says_what_it_was_for_in_words(campaign, gm, pc):
+    result = run(
+        campaign,
+        gm,
+        "fall",
+        {"storeys": "1", "surface": "normal", "soften": "none"},
+        character=pc,
+        typed=[7],
+    )
+
+    roll = result.entries[0]
+    assert roll.roll == {"expression": "1d10", "dice": [7], "total": 7, "purpose": "fall_damage"}
+    assert roll.text_fr == "R27 · dégâts de chute : 1d10 → 7 = 7 [dés saisis]"
+    assert roll.text_en == "R27 · fall damage: 1d10 → 7 = 7 [typed-in dice]"
+
+
 def test_r27_adr_test_with_the_storeys_malus_softens_the_fall(campaign, gm, pc):
     result = run(
         campaign,
