@@ -75,7 +75,7 @@ def campaign_detail(request, campaign_id):
             {
                 "campaign": campaign,
                 "membership": membership,
-                "cards": selectors.cards(campaign),
+                "characters": selectors.characters_for_cards(campaign),
                 "log_entries": selectors.latest_entries(campaign, is_gm=True),
             },
         )

@@ -84,6 +84,9 @@ class Character(models.Model):
     last_wake_try = models.DateTimeField(null=True, blank=True)
     down_cause = models.CharField(max_length=200, blank=True)
     sleep_deprived = models.BooleanField(default=False)  # R31
+    # Bumped on every write: cards carry it, so a cached or late fragment is never taken for
+    # a newer one (characters/templatetags/cards.py, live updates).
+    version = models.PositiveIntegerField(default=0, editable=False)
     public_notes = models.TextField(_("public notes"), blank=True, max_length=5000)
     gm_notes = models.TextField(_("GM-only notes"), blank=True, max_length=5000)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -103,6 +106,13 @@ class Character(models.Model):
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        self.version += 1
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            kwargs["update_fields"] = {*update_fields, "version"}
+        super().save(*args, **kwargs)
 
     def clean(self):
         errors = {}

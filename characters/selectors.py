@@ -82,10 +82,5 @@ def card_for(character: Character, campaign: Campaign) -> Card:
     )
 
 
-def cards(campaign: Campaign, characters=None) -> list[Card]:
-    rows = characters if characters is not None else characters_for_cards(campaign)
-    return [card_for(row, campaign) for row in rows]
-
-
 def latest_entries(campaign: Campaign, *, is_gm: bool, limit: int = 20):
     return list(visible_entries(campaign, is_gm=is_gm).select_related("character")[:limit])

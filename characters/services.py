@@ -40,6 +40,12 @@ class Result:
         return self.outcome.explanation_en
 
 
+class UnusedTypedDice(engine.RuleError):
+    """More dice were typed in than the action rolled: refused rather than silently dropped."""
+
+    code = "unused_typed_dice"
+
+
 def dice_source(typed: Iterable[int] | None):
     """The server's cryptographic RNG, or the values a person typed in from physical dice."""
     values = tuple(typed or ())
@@ -75,7 +81,15 @@ def apply(
             rows_qs = rows_qs.filter(pk__in=list(character_ids))
         rows = {str(row.pk): row for row in rows_qs}
         old = rows_state.campaign_state(campaign, rows.values())
-        outcome = operation(old, rows_state.ruleset_for(campaign), dice_source(typed))
+        dice = dice_source(typed)
+        outcome = operation(old, rows_state.ruleset_for(campaign), dice)
+        unused = getattr(dice, "remaining", ())
+        if unused:
+            values = ", ".join(map(str, unused))
+            raise UnusedTypedDice(
+                f"Ces valeurs de dés saisies n'ont pas servi : {values}. Rien n'a été appliqué.",
+                f"These typed-in dice values were not used: {values}. Nothing was applied.",
+            )
         rows_state.save_state(campaign, rows, old, outcome.state)
         entries = audit.append(
             campaign=campaign,

@@ -114,8 +114,8 @@ def _save_character(
     if old.vital != new.vital:
         row.vital = new.vital.value
         fields.append("vital")
-    if fields:
-        row.save(update_fields=fields)
+    # Saved even when only related rows change: the save bumps the card's version.
+    row.save(update_fields=fields)
     if old.conditions != new.conditions:
         _sync_conditions(row, new.conditions, clock)
     if old.sequels != new.sequels:

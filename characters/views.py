@@ -80,7 +80,7 @@ def _dashboard_fragments(request, membership, result=None, character_ids=()):
         "campaign": campaign,
         "membership": membership,
         "result": result,
-        "changed_cards": selectors.cards(campaign, rows),
+        "changed_characters": rows,
         "log_entries": selectors.latest_entries(campaign, is_gm=membership.is_gm),
         "explanation": _explanation(result),
     }
@@ -155,11 +155,10 @@ def character_card(request, campaign_id, character_id):
     )
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
-    card = selectors.card_for(character, membership.campaign)
     return render(
         request,
-        "characters/_card.html",
-        {"campaign": membership.campaign, "membership": membership, "card": card},
+        "characters/card_fragment.html",
+        {"campaign": membership.campaign, "membership": membership, "character": character},
     )
 
 

@@ -16,6 +16,14 @@ from characters.models import Character, Kind
 
 
 @pytest.fixture(autouse=True)
+def _empty_cache():
+    # Rendered cards are cached by character id and version; test databases reuse both.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):
     # The default PBKDF2 takes a good part of a second per hash; tests need no strength.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

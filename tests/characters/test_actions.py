@@ -347,15 +347,11 @@ def test_it_shows_a_party_refusal_in_the_party_panel(gm_client, world):
     assert escape(message) in response.content.decode()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="services.apply ignores typed-in dice the action never drew: a check typed as "
-    "'14, 3, 5' is applied with 14 and the 3 and 5 vanish without a word",
-)
 def test_it_refuses_typed_dice_it_did_not_use(gm_client, world):
     before = db_state()
     response = gm_client.post(url_for(world, "check"), body(world, "check", dice="14, 3, 5"))
     assert response.status_code == 400
+    assert "n&#x27;ont pas servi : 3, 5" in response.content.decode()
     assert db_state() == before
 
 
