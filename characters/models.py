@@ -128,13 +128,17 @@ class Character(models.Model):
             and not self.campaign.memberships.filter(user_id=self.owner_id).exists()
         ):
             errors["owner"] = _("The player must be a member of the campaign.")
+        # The admin's JSON field accepts anything: refuse a non-mapping instead of crashing.
+        stats = self.stats if isinstance(self.stats, dict) else {}
+        if stats is not self.stats:
+            errors["stats"] = _("Statistics must map each code to a number.")
         if self.campaign_id:
-            unknown = set(self.stats) - set(self.campaign.stats)
+            unknown = set(stats) - set(self.campaign.stats)
             if unknown:
                 errors["stats"] = _("Statistics not in this campaign's ruleset: %(codes)s.") % {
                     "codes": ", ".join(sorted(unknown))
                 }
-        for code, value in self.stats.items():
+        for code, value in stats.items():
             if not isinstance(value, int) or not STAT_MIN <= value <= STAT_MAX:
                 errors["stats"] = _("%(code)s must be a whole number from %(lo)s to %(hi)s.") % {
                     "code": code,

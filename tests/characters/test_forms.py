@@ -136,3 +136,29 @@ def test_full_clean_refuses(world, field, fields):
     with pytest.raises(ValidationError) as caught:
         _character(world, **fields).full_clean()
     assert field in caught.value.message_dict
+
+
+@pytest.mark.parametrize("stats", [[1, 2], "ADR", 3], ids=["list", "string", "number"])
+def test_full_clean_refuses_stats_that_are_not_a_mapping(world, stats):
+    # The admin's JSON field lets staff type anything: a message, never a server error.
+    with pytest.raises(ValidationError) as caught:
+        _character(world, stats=stats).full_clean()
+    assert "stats" in caught.value.message_dict
+
+
+def test_the_admin_refuses_stats_that_are_not_a_mapping(django_user_model, world):
+    from django.test import Client
+
+    staff = django_user_model.objects.create_superuser("intendant", "s@example.com", "x")
+    client = Client()
+    client.force_login(staff)
+    url = reverse("admin:characters_character_change", args=[world.npc.pk])
+    form = client.get(url).context["adminform"].form
+    data = {name: form[name].value() for name in form.fields}
+    data = {k: ("" if v is None else v) for k, v in data.items()}
+    data["stats"] = "[1, 2]"
+    before = db_state()
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["stats"]
+    assert db_state() == before
