@@ -76,7 +76,7 @@ def campaign_detail(request, campaign_id):
                 "campaign": campaign,
                 "membership": membership,
                 "characters": selectors.characters_for_cards(campaign),
-                "log_entries": selectors.latest_entries(campaign, is_gm=True),
+                "log_entries": selectors.latest_entries(membership),
             },
         )
     return render(

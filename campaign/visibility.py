@@ -1,10 +1,41 @@
-"""What a viewer may see of the audit log: decided here, once, for pages, streams and exports."""
+"""What a viewer may see of the audit log: decided here, once, for pages, fragments, live
+streams and exports. Nothing else filters entries by viewer.
 
-from campaign.models import AuditEntry, Campaign, Visibility
+- A GM sees every entry of the campaign.
+- A player sees entries marked for everyone, and of those:
+  - every entry about their own characters, and every entry about no character (the clock,
+    the scene, the group's hour rest);
+  - about other characters, what the campaign's `party_visibility` makes public:
+    BARS: every public entry; STATE: only the changes of vital state and conditions (no roll,
+    no number); NOTHING: none.
+"""
+
+from django.db.models import Q, QuerySet
+
+from campaign.models import AuditEntry, Membership, PartyVisibility, Visibility
+
+STATE_FIELDS = ("vital", "conditions")
 
 
-def visible_entries(campaign: Campaign, *, is_gm: bool):
-    entries = AuditEntry.objects.filter(campaign=campaign)
-    if not is_gm:
-        entries = entries.filter(visibility=Visibility.EVERYONE)
+def visible_entries(membership: Membership) -> QuerySet[AuditEntry]:
+    """The campaign's entries this member may see, newest first."""
+    entries = AuditEntry.objects.filter(campaign_id=membership.campaign_id)
+    if not membership.is_gm:
+        entries = entries.filter(player_filter(membership))
     return entries.order_by("-id")
+
+
+def player_filter(membership: Membership) -> Q:
+    public = Q(visibility=Visibility.EVERYONE)
+    party = membership.campaign.party_visibility
+    if party == PartyVisibility.BARS:
+        return public
+    own = Q(character__owner_id=membership.user_id) | Q(character__isnull=True)
+    if party == PartyVisibility.STATE:
+        return public & (own | Q(kind="change", field__in=STATE_FIELDS))
+    return public & own
+
+
+def can_see_entry(membership: Membership, entry: AuditEntry) -> bool:
+    """The same rule for one entry already loaded (live streams)."""
+    return visible_entries(membership).filter(pk=entry.pk).exists()

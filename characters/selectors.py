@@ -82,5 +82,5 @@ def card_for(character: Character, campaign: Campaign) -> Card:
     )
 
 
-def latest_entries(campaign: Campaign, *, is_gm: bool, limit: int = 20):
-    return list(visible_entries(campaign, is_gm=is_gm).select_related("character")[:limit])
+def latest_entries(membership, *, limit: int = 20):
+    return list(visible_entries(membership)[:limit])

@@ -81,7 +81,7 @@ def _dashboard_fragments(request, membership, result=None, character_ids=()):
         "membership": membership,
         "result": result,
         "changed_characters": rows,
-        "log_entries": selectors.latest_entries(campaign, is_gm=membership.is_gm),
+        "log_entries": selectors.latest_entries(membership),
         "explanation": _explanation(result),
     }
 
