@@ -7,6 +7,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 # R32: a campaign's game clock starts on day 1 at 08:00; days are counted from this date.
 GAME_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
@@ -213,8 +214,8 @@ class AuditLogImmutable(Exception):
 
 
 class EntryKind(models.TextChoices):
-    ROLL = "roll", _("Roll")
-    CHANGE = "change", _("Change")
+    ROLL = "roll", pgettext_lazy("log entry kind", "Roll")
+    CHANGE = "change", pgettext_lazy("log entry kind", "Change")
 
 
 class AuditEntry(models.Model):

@@ -218,7 +218,7 @@ class WakeForm(ActionForm):
         label=_("The sequel's trauma (R14)"),
         max_length=200,
         required=False,
-        help_text=_("A burn's pain, a bloody cough… Empty: the cause of the fall."),
+        help_text=_("A burn's pain, a bloody cough… Empty: what knocked the character out."),
     )
 
     def operation(self):
@@ -292,7 +292,7 @@ class FallForm(ActionForm):
             in_motion=data["in_motion"],
             surface=engine.Surface(data["surface"]),
             soften=engine.Soften(data["soften"]),
-            cause=data["cause"] or "chute",
+            **({"cause": data["cause"]} if data["cause"] else {}),
             rng=rng,
             ruleset=ruleset,
         )
@@ -346,7 +346,7 @@ ACTIONS = {
         Action("add_condition", _("Add a condition"), ConditionForm),
         Action("remove_condition", _("Remove a condition"), RemoveConditionForm),
         Action("fall", _("Fall"), FallForm),
-        Action("fall_ill", _("Falls ill"), FallIllForm),
+        Action("fall_ill", _("Fall ill"), FallIllForm),
         Action("remedy", _("Remedy"), RemedyForm),
         Action("stabilise", _("Stabilise"), StabiliseForm),
         Action("wake", _("Waking try"), WakeForm),

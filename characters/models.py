@@ -26,12 +26,12 @@ class Vital(models.TextChoices):
 
 class ConditionKind(models.TextChoices):
     # Values match rules.engine.ConditionKind (R20–R25).
-    EBRANLE = "ebranle", _("Ébranlé")
-    EXTENUE = "extenue", _("Exténué")
-    GENE = "gene", _("Gêné")
-    IMMOBILISE = "immobilise", _("Immobilisé")
-    PARALYSE = "paralyse", _("Paralysé")
-    SURPRIS = "surpris", _("Surpris")
+    EBRANLE = "ebranle", _("Shaken")
+    EXTENUE = "extenue", _("Exhausted")
+    GENE = "gene", _("Hindered")
+    IMMOBILISE = "immobilise", _("Immobilised")
+    PARALYSE = "paralyse", _("Paralysed")
+    SURPRIS = "surpris", _("Surprised")
 
 
 class Severity(models.IntegerChoices):

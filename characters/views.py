@@ -175,7 +175,7 @@ def check_probability(request, campaign_id, character_id):
     form = CheckForm(request.GET, campaign=membership.campaign, character=character)
     form.fields["visibility"].required = False
     if not form.is_valid():
-        return HttpResponse(_("—"), content_type="text/plain", status=400)
+        return HttpResponse("—", content_type="text/plain", status=400)
     probability = engine.success_probability(
         character_state(character, membership.campaign.stats),
         form.cleaned_data["stat"],
