@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from django import forms
+from django.core.validators import MaxValueValidator
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Visibility
@@ -238,6 +239,14 @@ class EndComaForm(ActionForm):
 
 class ReviveForm(ActionForm):
     pv = forms.IntegerField(label=_("PV on coming back"), min_value=1, max_value=MAX_AMOUNT)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # R1: never above the maximum; gm_revive does not cap and the database would refuse.
+        field = self.fields["pv"]
+        field.max_value = self.character.pv_max
+        field.validators.append(MaxValueValidator(self.character.pv_max))
+        field.widget.attrs["max"] = self.character.pv_max
 
     def operation(self):
         return partial(

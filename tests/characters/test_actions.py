@@ -279,6 +279,7 @@ INVALID = [
     ("stabilise", {"healer": "", "healer_esp": ""}, "__all__"),
     ("clock", {"minutes": ""}, "__all__"),
     ("night", {"hours": "0"}, "hours"),
+    ("revive", {"pv": "20"}, "pv"),  # above Isaure's 14 max PV (R1): was a 500
 ]
 
 REFUSED = [
