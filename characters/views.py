@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import reswap, retarget
 
 from campaign.permissions import can_see_full_sheet, get_gm_membership, get_membership
-from characters import selectors, services
+from characters import player, selectors, services
 from characters.actions import ACTIONS, PARTY_ACTIONS, CheckForm
 from characters.forms import CharacterForm
 from characters.models import Character
@@ -62,14 +62,10 @@ def _character_form(request, membership, character):
 @require_GET
 def character_sheet(request, campaign_id, character_id):
     membership = get_membership(request, campaign_id)
-    character = _character(membership, character_id)
-    if not can_see_full_sheet(membership, character):
-        raise PermissionDenied
-    return render(
-        request,
-        "characters/sheet.html",
-        {"campaign": membership.campaign, "membership": membership, "character": character},
+    character = get_object_or_404(
+        selectors.characters_for_cards(membership.campaign), pk=character_id
     )
+    return player.sheet_response(request, membership, character)
 
 
 def _dashboard_fragments(request, membership, result=None, character_ids=()):
@@ -100,18 +96,27 @@ def character_action(request, campaign_id, character_id, action):
     spec = ACTIONS.get(action)
     if spec is None:
         raise Http404
-    character = _character(membership, character_id)
+    return _run_action(request, membership, spec, _character(membership, character_id))
+
+
+def _run_action(request, membership, spec, character=None):
+    """GET: the action's form. POST: validate, apply through the one service, show the outcome.
+
+    Errors (the form's or the rules') come back as a 400 with the form and its message, in the
+    panel the form came from.
+    """
     campaign = membership.campaign
-    form = spec.form(request.POST or None, campaign=campaign, character=character)
-    context = {"campaign": campaign, "membership": membership, "character": character}
-    context |= {"form": form, "action": spec}
+    extra = {"character": character} if character is not None else {}
+    form = spec.form(request.POST or None, campaign=campaign, **extra)
+    context = {"campaign": campaign, "membership": membership, "form": form, "action": spec}
+    context["character"] = character
     if request.method == "POST":
         if form.is_valid():
             try:
                 result = services.apply(
                     campaign_id=campaign.pk,
                     actor=request.user,
-                    action=action,
+                    action=spec.name,
                     operation=form.operation(),
                     character_ids=form.character_ids(),
                     typed=form.typed_dice(),
@@ -130,8 +135,9 @@ def _action_form_response(request, context, status=200):
         response = render(request, "characters/_action_form.html", context, status=status)
         if status >= 400:
             # Show the message where the form is, not in the result area.
-            response = retarget(response, f"#panel-{context['character'].pk}")
-            response = reswap(response, "innerHTML")
+            character = context["character"]
+            panel = f"#panel-{character.pk}" if character is not None else "#panel-party"
+            response = reswap(retarget(response, panel), "innerHTML")
         return response
     return render(request, "characters/action_page.html", context, status=status)
 
@@ -192,37 +198,8 @@ def party_action(request, campaign_id, action):
     spec = PARTY_ACTIONS.get(action)
     if spec is None:
         raise Http404
-    campaign = membership.campaign
-    form = spec.form(request.POST or None, campaign=campaign)
-    context = {"campaign": campaign, "membership": membership, "form": form, "action": spec}
-    if request.method == "POST":
-        if form.is_valid():
-            try:
-                result = services.apply(
-                    campaign_id=campaign.pk,
-                    actor=request.user,
-                    action=action,
-                    operation=form.operation(),
-                    character_ids=form.character_ids(),
-                    typed=form.typed_dice(),
-                    visibility=form.cleaned_data["visibility"],
-                )
-            except RuleError as error:
-                form.add_error(None, _rule_message(error))
-            else:
-                return _after_action(request, membership, result)
-        return _party_form_response(request, context, status=400)
-    return _party_form_response(request, context)
+    return _run_action(request, membership, spec)
 
 
 def _rule_message(error: RuleError) -> str:
     return error.message_en if get_language() == "en" else error.message_fr
-
-
-def _party_form_response(request, context, status=200):
-    if request.htmx:
-        response = render(request, "characters/_action_form.html", context, status=status)
-        if status >= 400:
-            response = reswap(retarget(response, "#panel-party"), "innerHTML")
-        return response
-    return render(request, "characters/action_page.html", context, status=status)
