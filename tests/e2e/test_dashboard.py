@@ -69,12 +69,6 @@ def test_r10_damage_to_zero_shows_the_survie_roll_and_the_new_card_without_reloa
     assert console_errors.errors == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="htmx 2 does not swap 4xx responses by default, so the re-rendered form the view "
-    "retargets to #panel-<pk> (HX-Retarget) never appears; templates/base.html's htmx-config "
-    "needs a responseHandling entry that swaps 400 (checked by setting it by hand: then it shows)",
-)
 def test_a_refused_action_shows_its_message_in_the_cards_panel_without_reload(
     gm_page, pc, artifacts, console_errors
 ):
