@@ -21,7 +21,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from campaign.models import AuditEntry, Campaign
+from campaign.models import SESSION_GAP, AuditEntry, Campaign, PlaySession
+from rules import engine
 
 # The columns the hash covers, in a fixed order. Adding one is a format change: old entries
 # would no longer verify, so it needs a versioned hash.
@@ -64,6 +65,46 @@ def to_json(value: Any) -> Any:
         return [to_json(item) for item in value]
     if isinstance(value, dict):
         return {str(k): to_json(v) for k, v in value.items()}
+    return value
+
+
+# The engine fields whose JSON is not already the engine's value, and how to read it back.
+_DATETIME_FIELDS = {
+    "clock",
+    "coma_due",
+    "next_coma_hour",
+    "stabilised_at",
+    "last_wake_try",
+    "at",
+}
+
+
+def _datetime(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+def from_json(field: str, value: Any) -> Any:
+    """The inverse of `to_json` for a change's `before`/`after`: the engine value of `field`.
+
+    `field` is a `CharacterState` or `CampaignState` field name, as `Change.field` records it.
+    """
+    if field in _DATETIME_FIELDS:
+        return _datetime(value)
+    if value is None:
+        return None
+    if field == "vital":
+        return engine.Vital(value)
+    if field == "conditions":
+        return tuple(engine.Condition(engine.ConditionKind(c["kind"]), c["cause"]) for c in value)
+    if field == "sequels":
+        return tuple(
+            engine.Sequel(stat=s["stat"], cause=s["cause"], d6=s["d6"], at=_datetime(s["at"]))
+            for s in value
+        )
+    if field == "illness":
+        return engine.Illness(engine.Severity(value["severity"]), value["days_left"], value["name"])
+    if field == "stats":
+        return tuple((name, number) for name, number in value)
     return value
 
 
@@ -116,11 +157,17 @@ def append(
 
     The caller holds the campaign's row lock inside its transaction.
     """
-    previous = (
-        AuditEntry.objects.filter(campaign=campaign).order_by("-id").values_list("hash", flat=True)
-    ).first() or ""
+    last = (
+        AuditEntry.objects.filter(campaign=campaign)
+        .order_by("-id")
+        .values_list("hash", "created_at")
+        .first()
+    )
+    previous = last[0] if last else ""
     batch = uuid.uuid4()
     now = timezone.now()
+    if drafts:
+        _open_session_after_a_pause(campaign, last[1] if last else None, now)
     written = []
     for draft in drafts:
         entry = AuditEntry(
@@ -151,6 +198,18 @@ def append(
         previous = entry.hash
         written.append(entry)
     return written
+
+
+def _open_session_after_a_pause(campaign: Campaign, last_at: datetime | None, now) -> None:
+    """A play session begins with the first entry after more than SESSION_GAP of silence,
+    unless the GM opened one since the last entry."""
+    if last_at is not None and now - last_at <= SESSION_GAP:
+        return
+    opened = PlaySession.objects.filter(campaign=campaign)
+    if last_at is not None:
+        opened = opened.filter(started_at__gt=last_at)
+    if not opened.exists():
+        PlaySession.objects.create(campaign=campaign, started_at=now, started_by=None)
 
 
 @dataclass(frozen=True)

@@ -268,7 +268,12 @@ class AuditEntry(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["campaign", "-id"], name="log_by_campaign")]
+        indexes = [
+            models.Index(fields=["campaign", "-id"], name="log_by_campaign"),
+            # Keyset pages of the history filtered by character or kind (campaign/history.py).
+            models.Index(fields=["character", "-id"], name="log_by_character"),
+            models.Index(fields=["campaign", "kind", "-id"], name="log_by_kind"),
+        ]
         verbose_name = _("audit entry")
         verbose_name_plural = _("audit log")
 
@@ -285,3 +290,31 @@ class AuditEntry(models.Model):
 
     def text(self, language: str) -> str:
         return self.text_en if language == "en" else self.text_fr
+
+
+# A play session also begins by itself after this much silence in the log.
+SESSION_GAP = timedelta(hours=4)
+
+
+class PlaySession(models.Model):
+    """One evening at the table: opened by the GM, or by the first entry after a long pause
+    (`started_by` empty). The history groups entries by the session they fall in."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sessions")
+    started_at = models.DateTimeField(default=timezone.now)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        indexes = [models.Index(fields=["campaign", "-started_at"], name="session_by_campaign")]
+        verbose_name = _("play session")
+        verbose_name_plural = _("play sessions")
+
+    def __str__(self):
+        return f"{self.campaign} · {self.started_at:%Y-%m-%d %H:%M}"

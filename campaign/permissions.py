@@ -35,3 +35,15 @@ def get_gm_membership(request, campaign_id: int) -> Membership:
 def can_see_full_sheet(membership: Membership, character) -> bool:
     """The GM sees every sheet; a player sees the full sheet of their own characters only."""
     return membership.is_gm or character.owner_id == membership.user_id
+
+
+def can_roll_for(membership: Membership, character) -> bool:
+    """R9: a player rolls their own character's tests when the campaign allows it.
+
+    The GM rolls from the dashboard; this is the players' door only.
+    """
+    return (
+        not membership.is_gm
+        and membership.campaign.players_roll
+        and character.owner_id == membership.user_id
+    )

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from campaign import views
+from campaign import history, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -24,6 +24,32 @@ urlpatterns = [
         "c/<int:campaign_id>/invitations/<int:invitation_id>/qr.svg",
         views.invitation_qr,
         name="invitation_qr",
+    ),
+    path("c/<int:campaign_id>/history/", history.history, name="history"),
+    path(
+        "c/<int:campaign_id>/history/export.<str:fmt>",
+        history.history_export,
+        name="history_export",
+    ),
+    path(
+        "c/<int:campaign_id>/history/sessions/new/",
+        history.session_start,
+        name="session_start",
+    ),
+    path(
+        "c/<int:campaign_id>/history/sessions/<int:session_id>/recap.md",
+        history.session_recap,
+        name="session_recap",
+    ),
+    path(
+        "c/<int:campaign_id>/history/<int:entry_id>/undo/",
+        history.entry_undo,
+        name="entry_undo",
+    ),
+    path(
+        "c/<int:campaign_id>/history/<int:entry_id>/undo-action/",
+        history.action_undo,
+        name="action_undo",
     ),
     path("join/<str:token>/", views.join, name="join"),
 ]

@@ -15,7 +15,6 @@ from campaign.forms import CampaignCreateForm, CampaignSettingsForm, InvitationF
 from campaign.models import Invitation, Membership
 from campaign.permissions import get_gm_membership, get_membership
 from characters import selectors
-from characters.models import Kind
 
 
 @require_http_methods(["GET", "POST"])
@@ -67,7 +66,6 @@ def campaign_create(request):
 def campaign_detail(request, campaign_id):
     membership = get_membership(request, campaign_id)
     campaign = membership.campaign
-    characters = campaign.characters.select_related("owner", "campaign")
     if membership.is_gm:
         return render(
             request,
@@ -79,15 +77,15 @@ def campaign_detail(request, campaign_id):
                 "log_entries": selectors.latest_entries(membership),
             },
         )
+    rows = list(selectors.characters_for_cards(campaign))
     return render(
         request,
         "campaign/player_home.html",
         {
             "campaign": campaign,
             "membership": membership,
-            "own": [c for c in characters if c.owner_id == request.user.pk],
-            # The party is the other PCs: NPCs are the GM's to reveal.
-            "party": [c for c in characters if c.owner_id != request.user.pk and c.kind == Kind.PC],
+            "own": [c for c in rows if c.owner_id == request.user.pk],
+            "party": selectors.party_for(membership, rows),
         },
     )
 

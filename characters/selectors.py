@@ -82,5 +82,46 @@ def card_for(character: Character, campaign: Campaign) -> Card:
     )
 
 
+@dataclass(frozen=True)
+class PartyMember:
+    """Another player's character as the campaign's `party_visibility` lets a player see it:
+    the name always; the vital state and conditions under STATE and BARS; numbers under BARS."""
+
+    character: Character
+    vital: str = ""
+    conditions: tuple[str, ...] = ()
+    bars: bool = False
+
+
+def party_for(membership, rows) -> list[PartyMember]:
+    """The other player characters (NPCs are the GM's to reveal), as this player may see them.
+
+    `rows` come from `characters_for_cards`, so this costs no query.
+    """
+    from campaign.models import PartyVisibility
+
+    lang = 1 if get_language() == "en" else 0
+    shown = membership.campaign.party_visibility
+    party = []
+    for row in rows:
+        if row.kind != "pc" or row.owner_id == membership.user_id:
+            continue
+        if shown == PartyVisibility.NOTHING:
+            party.append(PartyMember(row))
+            continue
+        state = character_state(row, membership.campaign.stats)
+        party.append(
+            PartyMember(
+                row,
+                vital=engine_text.VITAL_TEXT[state.vital][lang],
+                conditions=tuple(
+                    engine_text.condition_name(c.kind)[lang] for c in state.conditions
+                ),
+                bars=shown == PartyVisibility.BARS,
+            )
+        )
+    return party
+
+
 def latest_entries(membership, *, limit: int = 20):
     return list(visible_entries(membership)[:limit])

@@ -19,7 +19,7 @@ from campaign.live import publish
 from campaign.models import AuditEntry, Campaign, EntryKind
 from characters import state as rows_state
 from characters.models import Character
-from characters.texts import change_text, roll_text
+from characters.texts import change_text, field_name, roll_text, value_text
 from rules import engine
 
 Operation = Callable[[engine.CampaignState, engine.Ruleset, object], engine.Outcome]
@@ -102,6 +102,153 @@ def apply(
             last_id = entries[-1].pk
             transaction.on_commit(lambda: publish(campaign.pk, changed, last_id))
     return Result(outcome, entries, changed)
+
+
+class NothingToUndo(engine.RuleError):
+    code = "nothing_to_undo"
+
+
+@dataclass(frozen=True)
+class UndoProblem:
+    """Why reverting one entry would not simply restore what it replaced (FR, EN)."""
+
+    entry_id: int
+    fr: str
+    en: str
+
+
+class UndoConflict(Exception):
+    """Later entries make the revert incoherent; nothing was written. The GM may force it."""
+
+    def __init__(self, problems: list[UndoProblem]):
+        super().__init__("; ".join(p.en for p in problems))
+        self.problems = problems
+
+
+def entry_undo(
+    *, campaign_id: int, actor, entry_id: int, whole_action: bool = False, force: bool = False
+) -> Result:
+    """Revert a change entry (or every change of its action, newest first) with new entries.
+
+    History is never rewritten: each revert is a new change entry whose `reverts` names the
+    entry it undoes, so an undo can itself be undone. The current values are read from the
+    rows and the old ones set through `engine.replay`. When the value has moved on since the
+    entry, or the character has died since, `UndoConflict` explains it and nothing is written,
+    unless `force`, which sets the old values anyway. Rolls stay: only changes are reverted.
+    """
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        entry = AuditEntry.objects.get(pk=entry_id, campaign=campaign)
+        if whole_action:
+            targets = list(
+                AuditEntry.objects.filter(
+                    campaign=campaign, batch=entry.batch, kind=EntryKind.CHANGE
+                ).order_by("-id")
+            )
+        else:
+            targets = [entry] if entry.kind == EntryKind.CHANGE else []
+        if not targets:
+            raise NothingToUndo(
+                "Un jet reste dans l'historique : annulez plutôt ses conséquences (les "
+                "changements).",
+                "A roll stays in the history: undo its consequences (the changes) instead.",
+            )
+        ids = {e.character_id for e in targets if e.character_id is not None}
+        rows_qs = (
+            Character.objects.select_for_update(of=("self",))
+            .filter(campaign=campaign, pk__in=ids)
+            .order_by("pk")
+            .select_related("illness")
+            .prefetch_related("conditions", "sequels")
+        )
+        rows = {str(row.pk): row for row in rows_qs}
+        old = rows_state.campaign_state(campaign, rows.values())
+        changes, problems = _undo_plan(old, targets)
+        if problems and not force:
+            raise UndoConflict(problems)
+        new = engine.replay(old, changes)
+        rows_state.save_state(campaign, rows, old, new)
+        drafts = []
+        for target, change in zip(targets, changes, strict=True):
+            fr, en = change_text(change)
+            drafts.append(
+                audit.Draft(
+                    kind=EntryKind.CHANGE,
+                    action="undo",
+                    rule_id=target.rule_id,
+                    character=_row(rows, change.character_key),
+                    game_time=campaign.clock,
+                    field=change.field,
+                    before=change.before,
+                    after=change.after,
+                    text_fr=f"Annulation de #{target.pk} · {fr}",
+                    text_en=f"Undo of #{target.pk} · {en}",
+                    visibility=target.visibility,
+                    reverts=target,
+                )
+            )
+        entries = audit.append(campaign=campaign, actor=actor, drafts=drafts)
+        changed = sorted({e.character_id for e in entries if e.character_id is not None})
+        last_id = entries[-1].pk
+        transaction.on_commit(lambda: publish(campaign.pk, changed, last_id))
+    return Result(engine.Outcome(state=new, changes=tuple(changes)), entries, changed)
+
+
+def _undo_plan(state: engine.CampaignState, targets: list[AuditEntry]):
+    """The changes that put back each entry's `before` (entries newest first), and the
+    problems found on the way, each checked against the state the earlier reverts leave."""
+    changes, problems = [], []
+    already = set(AuditEntry.objects.filter(reverts__in=targets).values_list("reverts_id", "pk"))
+    undone_by = dict(already)
+    for entry in targets:
+        key = str(entry.character_id) if entry.character_id is not None else None
+        holder = state if key is None else state.character(key)
+        current = getattr(holder, entry.field)
+        set_to = audit.from_json(entry.field, entry.after)
+        restore = audit.from_json(entry.field, entry.before)
+        name = entry.character_name or "—"
+        fr_field, en_field = field_name(entry.field)
+        if entry.pk in undone_by:
+            problems.append(
+                UndoProblem(
+                    entry.pk,
+                    f"#{entry.pk} a déjà été annulée (#{undone_by[entry.pk]}).",
+                    f"#{entry.pk} has already been undone (#{undone_by[entry.pk]}).",
+                )
+            )
+        if (
+            key is not None
+            and holder.vital == engine.Vital.DEAD
+            and not (entry.field == "vital" and set_to == engine.Vital.DEAD)
+        ):
+            problems.append(
+                UndoProblem(
+                    entry.pk,
+                    f"{name} est mort·e depuis #{entry.pk} : rétablir {fr_field} ne le ou la "
+                    "ramène pas à la vie (R16 : seul le MJ le peut, à part).",
+                    f"{name} has died since #{entry.pk}: restoring {en_field} does not bring "
+                    "them back (R16: only the GM can, separately).",
+                )
+            )
+        elif current != set_to:
+            now_fr, now_en = value_text(current)
+            then_fr, then_en = value_text(set_to)
+            old_fr, old_en = value_text(restore)
+            problems.append(
+                UndoProblem(
+                    entry.pk,
+                    f"{name} : {fr_field} vaut maintenant {now_fr}, plus {then_fr} comme après "
+                    f"#{entry.pk} ; annuler le remettrait à {old_fr} et effacerait ce qui a "
+                    "changé depuis.",
+                    f"{name}: {en_field} is now {now_en}, no longer {then_en} as after "
+                    f"#{entry.pk}; undoing would set it back to {old_en} and wipe out what "
+                    "changed since.",
+                )
+            )
+        change = engine.Change(key, entry.field, current, restore, entry.rule_id, state.clock, True)
+        state = engine.replay(state, [change])
+        changes.append(change)
+    return changes, problems
 
 
 def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):

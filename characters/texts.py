@@ -64,6 +64,15 @@ def _value(value: Any, lang: int) -> str:
     return str(value)
 
 
+def value_text(value: Any) -> tuple[str, str]:
+    """An engine value as people read it, in French and English."""
+    return _value(value, 0), _value(value, 1)
+
+
+def field_name(field: str) -> tuple[str, str]:
+    return FIELD_NAMES.get(field, (field, field))
+
+
 def change_text(change) -> tuple[str, str]:
     """ "R10 · PV : 3 → −2"."""
     fr_name, en_name = FIELD_NAMES.get(change.field, (change.field, change.field))

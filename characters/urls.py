@@ -1,6 +1,6 @@
 from django.urls import path
 
-from characters import views
+from characters import player, views
 
 urlpatterns = [
     path("c/<int:campaign_id>/characters/new/", views.character_create, name="character_create"),
@@ -23,6 +23,11 @@ urlpatterns = [
         "c/<int:campaign_id>/characters/<int:character_id>/probability/",
         views.check_probability,
         name="check_probability",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/roll/",
+        player.character_roll,
+        name="character_roll",
     ),
     path(
         "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/",

@@ -6,9 +6,10 @@ tests/test_admin.py, which walks them itself.
 """
 
 from tests import test_admin, test_project
-from tests.campaign import test_accounts, test_home_and_join
+from tests.campaign import test_accounts, test_history, test_home_and_join
 from tests.campaign import test_permissions as campaign_permissions
 from tests.characters import test_permissions as character_permissions
+from tests.characters import test_player
 from tests.helpers import named_routes
 
 COVERED = {
@@ -18,6 +19,8 @@ COVERED = {
     "tests/campaign/test_home_and_join.py": set(test_home_and_join.ROUTES),
     "tests/campaign/test_permissions.py": set(campaign_permissions.ROUTES),
     "tests/characters/test_permissions.py": set(character_permissions.ROUTES),
+    "tests/campaign/test_history.py": set(test_history.ROUTES),
+    "tests/characters/test_player.py": set(test_player.ROUTES),
 }
 
 
