@@ -20,7 +20,7 @@ from .state import (
     Ruleset,
     Vital,
 )
-from .text import condition_name
+from .text import cause_text, condition_name
 
 CONDITION_RULE = {
     ConditionKind.EBRANLE: "R20",
@@ -76,7 +76,8 @@ def put_condition(tx: Transaction, key: str, condition: Condition, rule_id: str)
         return
     tx.set(key, "conditions", (*character.conditions, condition), rule_id)
     fr, en = condition_name(condition.kind)
-    tx.say(rule_id, f"devient {fr} ({condition.cause})", f"becomes {en} ({condition.cause})", key)
+    cause_fr, cause_en = cause_text(condition.cause)
+    tx.say(rule_id, f"devient {fr} ({cause_fr})", f"becomes {en} ({cause_en})", key)
 
 
 def drop_conditions(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FLUX,
+    CAUSE_GM,
     CAUSE_SLEEP,
     Condition,
     ConditionKind,
@@ -87,6 +88,18 @@ _ENDS = {
 }
 _ENDS_GM = ("prend fin quand le MJ la retire", "ends when the GM removes it")
 
+# What brought a condition on, in words; a cause the GM typed is shown as typed.
+CAUSE_TEXT = {
+    CAUSE_FLUX: ("Flux à 0", "Flux at 0"),
+    CAUSE_DEATHS_DOOR: ("aux portes de la mort", "at death's door"),
+    CAUSE_SLEEP: ("manque de sommeil", "lack of sleep"),
+    CAUSE_GM: ("MJ", "GM"),
+}
+
+
+def cause_text(cause: str) -> tuple[str, str]:
+    return CAUSE_TEXT.get(cause, (cause, cause))
+
 
 def condition_name(kind: ConditionKind) -> tuple[str, str]:
     fr, en, _, _ = CONDITION_TEXT[kind]
@@ -97,9 +110,10 @@ def describe_condition(condition: Condition) -> tuple[str, str]:
     """`(fr, en)`: the condition, its effect, its cause and how it ends (R20–R26)."""
     name_fr, name_en, effect_fr, effect_en = CONDITION_TEXT[condition.kind]
     ends_fr, ends_en = _ENDS.get(condition.cause, _ENDS_GM)
+    cause_fr, cause_en = cause_text(condition.cause)
     return (
-        f"{name_fr} ({condition.cause}) : {effect_fr} ; {ends_fr}.",
-        f"{name_en} ({condition.cause}): {effect_en}; {ends_en}.",
+        f"{name_fr} ({cause_fr}) : {effect_fr} ; {ends_fr}.",
+        f"{name_en} ({cause_en}): {effect_en}; {ends_en}.",
     )
 
 

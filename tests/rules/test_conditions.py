@@ -117,10 +117,10 @@ def test_r26_unconscious_characters_cannot_act_or_move():
 def test_r26_every_condition_records_its_cause_and_how_it_ends():
     fr, en = describe_condition(Condition(ConditionKind.EXTENUE, CAUSE_FLUX))
     assert fr == (
-        "Exténué (flux) : un D20 impair vaut 0 ; pas de long voyage avant un repos ; "
+        "Exténué (Flux à 0) : un D20 impair vaut 0 ; pas de long voyage avant un repos ; "
         "prend fin quand le Flux repasse au-dessus de 0."
     )
-    assert en.startswith("Exhausted (flux): an odd D20 counts as 0")
+    assert en.startswith("Exhausted (Flux at 0): an odd D20 counts as 0")
     assert (
         "at the coma" in describe_condition(Condition(ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR))[1]
     )
