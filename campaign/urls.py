@@ -1,12 +1,14 @@
 from django.urls import path
 
-from campaign import history, views
+from campaign import history, stream, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
     path("c/<int:campaign_id>/", views.campaign_detail, name="campaign"),
     path("c/<int:campaign_id>/settings/", views.campaign_settings, name="campaign_settings"),
+    path("c/<int:campaign_id>/events/", stream.events, name="campaign_events"),
+    path("c/<int:campaign_id>/events/poll", stream.poll, name="campaign_events_poll"),
     path("c/<int:campaign_id>/members/", views.members, name="members"),
     path("c/<int:campaign_id>/members/leave/", views.leave, name="leave"),
     path(

@@ -3,7 +3,7 @@
 A service opens one transaction, locks the campaign row (which orders the audit chain) and
 the characters it touches, builds the engine's state from the rows, calls `rules.engine`
 with a cryptographic RNG or the dice a person typed in (R9), writes the new state back and
-one audit entry per roll and per change, then publishes after commit.
+one audit entry per roll and per change, and publishes them for delivery at commit.
 """
 
 from __future__ import annotations
@@ -99,8 +99,8 @@ def apply(
         )
         changed = sorted({e.character_id for e in entries if e.character_id is not None})
         if entries:
-            last_id = entries[-1].pk
-            transaction.on_commit(lambda: publish(campaign.pk, changed, last_id))
+            # Inside the transaction: delivered only once it commits (campaign/live.py).
+            publish(campaign.pk, changed, entries[-1].pk)
     return Result(outcome, entries, changed)
 
 
@@ -189,8 +189,7 @@ def entry_undo(
             )
         entries = audit.append(campaign=campaign, actor=actor, drafts=drafts)
         changed = sorted({e.character_id for e in entries if e.character_id is not None})
-        last_id = entries[-1].pk
-        transaction.on_commit(lambda: publish(campaign.pk, changed, last_id))
+        publish(campaign.pk, changed, entries[-1].pk)  # delivered at commit (campaign/live.py)
     return Result(engine.Outcome(state=new, changes=tuple(changes)), entries, changed)
 
 

@@ -6,7 +6,7 @@ tests/test_admin.py, which walks them itself.
 """
 
 from tests import test_admin, test_project
-from tests.campaign import test_accounts, test_history, test_home_and_join
+from tests.campaign import test_accounts, test_history, test_home_and_join, test_live
 from tests.campaign import test_permissions as campaign_permissions
 from tests.characters import test_permissions as character_permissions
 from tests.characters import test_player
@@ -17,6 +17,7 @@ COVERED = {
     "tests/test_admin.py": set(test_admin.ADMIN_ROUTES),
     "tests/campaign/test_accounts.py": set(test_accounts.ROUTES),
     "tests/campaign/test_home_and_join.py": set(test_home_and_join.ROUTES),
+    "tests/campaign/test_live.py": set(test_live.ROUTES),
     "tests/campaign/test_permissions.py": set(campaign_permissions.ROUTES),
     "tests/characters/test_permissions.py": set(character_permissions.ROUTES),
     "tests/campaign/test_history.py": set(test_history.ROUTES),

@@ -1,0 +1,241 @@
+"""The live stream of a campaign: Server-Sent Events from an async view, and a polling fallback.
+
+Each event says which characters changed and at which log id, nothing more:
+
+    id: 1234
+    event: change
+    data: {"characters": [3, 7], "log_id": 1234}
+
+The id is the last audit entry of the batch that made the change. What a viewer is told goes
+through campaign.visibility: a batch is announced to a viewer only with the characters of the
+entries they may see, and not at all when they may see none of it. Such a batch still moves the
+stream's own position (so it is never re-examined), but no `id:` line is sent for it: the
+viewer learns nothing, not even that something happened; after a reconnection the server
+re-reads from the last id the client saw and skips it again.
+
+Order of operations, so that nothing is lost or sent twice: subscribe (on PostgreSQL, once
+this process LISTENs), then read the log after the client's id, then take live events whose id
+is above everything already read. When the listening connection comes back after a drop,
+every stream re-reads the log after its position the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import weakref
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_required
+from django.core.handlers.asgi import ASGIRequest
+from django.db.models import Max
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.http import require_GET
+
+from campaign import live
+from campaign.models import AuditEntry, Membership
+from campaign.permissions import get_membership
+from campaign.visibility import visible_entries
+
+HEARTBEAT = 15.0  # seconds between comment lines, so proxies and phones keep the stream open
+RETRY_MS = 2000  # how long EventSource waits before reconnecting
+
+
+@dataclass(frozen=True)
+class Change:
+    log_id: int
+    characters: tuple[int, ...]
+
+    def as_dict(self) -> dict:
+        return {"characters": list(self.characters), "log_id": self.log_id}
+
+    def sse(self) -> bytes:
+        data = json.dumps(self.as_dict(), separators=(",", ":"))
+        return f"id: {self.log_id}\nevent: change\ndata: {data}\n\n".encode()
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads (sync, through the visibility rule)
+
+
+def log_head(campaign_id: int) -> int:
+    """The campaign's latest entry id (0 for an empty log)."""
+    head = AuditEntry.objects.filter(campaign_id=campaign_id).aggregate(m=Max("id"))["m"]
+    return head or 0
+
+
+def missed_changes(membership: Membership, after: int) -> tuple[list[Change], int]:
+    """Every batch after `after` with something this member may see, oldest first, and the
+    id up to which the log was read (the new position, whatever was visible)."""
+    # The head first: anything committed after it has a greater id (entries of a campaign are
+    # written under its row lock), so it reaches the stream live, not here and not lost.
+    head = log_head(membership.campaign_id)
+    rows = (
+        visible_entries(membership)
+        .filter(id__gt=after, id__lte=head)
+        .order_by("id")
+        .values_list("id", "batch", "character_id")
+        .iterator(chunk_size=2000)
+    )
+    characters: dict = {}
+    for _, batch, character_id in rows:
+        seen = characters.setdefault(batch, set())
+        if character_id is not None:
+            seen.add(character_id)
+    if not characters:
+        return [], head
+    # The batch's id is its last entry, visible or not: the same id the live event carries.
+    last_ids = dict(
+        AuditEntry.objects.filter(campaign_id=membership.campaign_id, batch__in=list(characters))
+        .values("batch")
+        .annotate(last=Max("id"))
+        .values_list("batch", "last")
+    )
+    changes = [
+        Change(last_ids[batch], tuple(sorted(ids))) for batch, ids in characters.items() if ids
+    ]
+    changes.sort(key=lambda c: c.log_id)
+    return changes, head
+
+
+def _visible_characters(campaign_id: int, user_id: int, log_id: int):
+    """The characters of the batch ending at `log_id` this user may see now; None if they are
+    no longer a member (their stream ends)."""
+    membership = (
+        Membership.objects.select_related("campaign")
+        .filter(campaign_id=campaign_id, user_id=user_id)
+        .first()
+    )
+    if membership is None:
+        return None
+    batch = AuditEntry.objects.filter(pk=log_id, campaign_id=campaign_id).values("batch")
+    ids = (
+        visible_entries(membership)
+        .filter(batch__in=batch, character__isnull=False)
+        .values_list("character_id", flat=True)
+    )
+    return tuple(sorted(set(ids)))
+
+
+# One read per event and per viewer in this process, however many streams that viewer has open
+# (a GM with the dashboard in three tabs, or the benchmark's hundreds of clients).
+_memo: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OrderedDict] = (
+    weakref.WeakKeyDictionary()
+)
+_MEMO_SIZE = 512
+
+
+async def visible_characters(event: live.Event, user_id: int):
+    loop = asyncio.get_running_loop()
+    memo = _memo.setdefault(loop, OrderedDict())
+    key = (event.campaign_id, event.log_id, user_id)
+    future = memo.get(key)
+    if future is None:
+        future = memo[key] = asyncio.ensure_future(
+            sync_to_async(_visible_characters)(event.campaign_id, user_id, event.log_id)
+        )
+        while len(memo) > _MEMO_SIZE:
+            memo.popitem(last=False)
+    return await asyncio.shield(future)
+
+
+# ---------------------------------------------------------------------------------------------
+# The stream
+
+
+async def change_stream(
+    membership: Membership, after: int | None, *, heartbeat: float = HEARTBEAT
+) -> AsyncIterator[bytes]:
+    """The SSE body: what was missed after `after` (None: nothing), then live changes."""
+    campaign_id, user_id = membership.campaign_id, membership.user_id
+    queue = await live.subscribe(campaign_id)
+    try:
+        if after is None:
+            changes, position = [], await sync_to_async(log_head)(campaign_id)
+        else:
+            changes, position = await sync_to_async(missed_changes)(membership, after)
+            position = max(position, after)
+        # The first bytes tell the client (and the tests) that the stream is live.
+        yield f"retry: {RETRY_MS}\n: live\n\n".encode()
+        for change in changes:
+            yield change.sse()
+        while True:
+            try:
+                item = await asyncio.wait_for(queue.get(), heartbeat)
+            except TimeoutError:
+                yield b": heartbeat\n\n"
+                continue
+            if item is live.RESYNC:
+                changes, head = await sync_to_async(missed_changes)(membership, position)
+                for change in changes:
+                    yield change.sse()
+                position = max(position, head)
+                continue
+            if item.log_id <= position:
+                continue  # already read from the log
+            characters = await visible_characters(item, user_id)
+            if characters is None:
+                return  # removed from the campaign: nothing more for them
+            position = item.log_id
+            if characters:
+                yield Change(item.log_id, characters).sse()
+    finally:
+        live.unsubscribe(campaign_id, queue)
+
+
+def _parse_id(value) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number >= 0 else None
+
+
+def _after(request) -> int | None:
+    """Where the client is: EventSource's Last-Event-ID on a reconnection, else the id the
+    page was rendered at (`?after=`)."""
+    last = _parse_id(request.headers.get("Last-Event-ID"))
+    return last if last is not None else _parse_id(request.GET.get("after"))
+
+
+@require_GET
+async def events(request, campaign_id: int):
+    user = await request.auser()
+    if not user.is_authenticated:
+        raise Http404
+    membership = (
+        await Membership.objects.select_related("campaign")
+        .filter(campaign_id=campaign_id, user=user)
+        .afirst()
+    )
+    if membership is None:
+        raise Http404
+    if not isinstance(request, ASGIRequest):
+        # A WSGI server would hold a thread per stream forever: tell EventSource to stop (204
+        # ends it for good); the page falls back to polling.
+        return HttpResponse(status=204)
+    response = StreamingHttpResponse(
+        change_stream(membership, _after(request)), content_type="text/event-stream"
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
+    return response
+
+
+@login_required
+@require_GET
+def poll(request, campaign_id: int):
+    """The fallback when the stream keeps failing: the same changes, as JSON, on request."""
+    membership = get_membership(request, campaign_id)
+    after = _parse_id(request.GET.get("after"))
+    if after is None:
+        return JsonResponse({"changes": [], "last_id": None})
+    changes, _ = missed_changes(membership, after)
+    # Only ids the viewer was shown: the next poll re-reads past what they may not see.
+    last_id = changes[-1].log_id if changes else after
+    response = JsonResponse({"changes": [c.as_dict() for c in changes], "last_id": last_id})
+    response["Cache-Control"] = "no-cache"
+    return response

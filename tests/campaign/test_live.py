@@ -1,0 +1,498 @@
+"""Live updates with transactions committed for real: services.apply → publish → the stream.
+
+Every test runs on SQLite (the in-process broadcaster, through on_commit) and on PostgreSQL
+(NOTIFY from the writing transaction, one LISTEN connection per process). The scenario runs in
+an event loop through async_to_sync, so that the ORM calls it makes (sync_to_async) come back
+to the test's own thread and database connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from django.db import connection, transaction
+from django.test import AsyncClient
+
+from campaign import live, stream
+from campaign.models import AuditEntry, Membership, PartyVisibility
+from tests.characters.play import run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+POSTGRES_ONLY = pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="LISTEN/NOTIFY and pg_terminate_backend are PostgreSQL's; SQLite runs the "
+    "in-process broadcaster, tested by the other tests here",
+)
+# The routes whose permissions this module tests (tests/test_urls.py).
+ROUTES = ("campaign_events", "campaign_events_poll")
+WAIT = 10.0  # seconds an expected event may take (the listener may be reconnecting)
+QUIET = 0.6  # seconds of silence that count as "nothing was sent"
+
+
+def play(scenario):
+    """Run an async scenario, then stop this loop's listener (it holds a connection)."""
+
+    async def wrapper():
+        try:
+            await scenario()
+        finally:
+            await live.shutdown()
+
+    async_to_sync(wrapper)()
+
+
+def parse(chunk: bytes) -> dict | None:
+    """One SSE event as {"id", "event", "data"}; None for comments (heartbeats, preamble)."""
+    fields: dict = {}
+    for line in chunk.decode().splitlines():
+        if not line or line.startswith(":"):
+            continue
+        name, _, value = line.partition(": ")
+        fields[name] = value
+    if "data" not in fields:
+        return None
+    return {"id": int(fields["id"]), "event": fields["event"], "data": json.loads(fields["data"])}
+
+
+class Reader:
+    """Drains a stream in the background, so a test can wait for an event or for silence."""
+
+    def __init__(self, body):
+        self.body = body
+        self.chunks: asyncio.Queue = asyncio.Queue()
+        self.raw: list[bytes] = []
+        self.task = asyncio.ensure_future(self._pump())
+
+    async def _pump(self):
+        async for chunk in self.body:
+            self.raw.append(chunk)
+            await self.chunks.put(chunk)
+
+    async def live(self):
+        """Wait for the preamble: from then on the stream is subscribed and has caught up."""
+        chunk = await asyncio.wait_for(self.chunks.get(), WAIT)
+        assert chunk.startswith(b"retry: ") and b": live" in chunk, chunk
+        return self
+
+    async def event(self, timeout: float = WAIT) -> dict:
+        while True:
+            event = parse(await asyncio.wait_for(self.chunks.get(), timeout))
+            if event is not None:
+                return event
+
+    async def events(self, count: int) -> list[dict]:
+        return [await self.event() for _ in range(count)]
+
+    async def silence(self, seconds: float = QUIET) -> None:
+        try:
+            event = await self.event(timeout=seconds)
+        except TimeoutError:
+            return
+        raise AssertionError(f"unexpected event {event}")
+
+    async def close(self):
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+        await self.body.aclose()
+
+
+async def open_stream(membership, after=None, **kwargs) -> Reader:
+    membership = await Membership.objects.select_related("campaign").aget(pk=membership.pk)
+    return await Reader(stream.change_stream(membership, after, **kwargs)).live()
+
+
+def damage(campaign, gm, character, amount=5, **kwargs):
+    return run(campaign, gm, "damage", {"amount": str(amount), **kwargs}, character=character)
+
+
+adamage = sync_to_async(damage)
+
+
+def ids_in(events):
+    return [(e["id"], e["data"]["characters"]) for e in events]
+
+
+# ---------------------------------------------------------------------------------------------
+# Committed and rolled back
+
+
+def test_it_streams_a_change_made_through_the_service_once_committed(world):
+    async def scenario():
+        reader = await open_stream(world.gm_membership)
+        result = await adamage(world.campaign, world.gm, world.pc)
+        event = await reader.event()
+        last = result.entries[-1].pk
+        assert event == {
+            "id": last,
+            "event": "change",
+            "data": {"characters": [world.pc.pk], "log_id": last},
+        }
+        await reader.silence()
+        await reader.close()
+
+    play(scenario)
+
+
+def test_it_sends_nothing_for_a_rolled_back_change(world):
+    def rolled_back():
+        with pytest.raises(RuntimeError), transaction.atomic():
+            damage(world.campaign, world.gm, world.pc)
+            raise RuntimeError("the caller fails after the service: everything rolls back")
+
+    async def scenario():
+        reader = await open_stream(world.gm_membership)
+        await sync_to_async(rolled_back)()
+        await reader.silence()
+        assert not await AuditEntry.objects.filter(campaign=world.campaign).aexists()
+        # The next committed change is the first event the stream carries.
+        result = await adamage(world.campaign, world.gm, world.other_pc)
+        assert (await reader.event())["id"] == result.entries[-1].pk
+        await reader.close()
+
+    play(scenario)
+
+
+def test_a_stream_of_another_campaign_hears_nothing(world, gm):
+    from campaign import services as campaign_services
+
+    async def scenario():
+        other = await sync_to_async(campaign_services.campaign_create)(user=gm, name="Ailleurs")
+        membership = await Membership.objects.aget(campaign=other, user=gm)
+        reader = await open_stream(membership)
+        await adamage(world.campaign, world.gm, world.pc)
+        await reader.silence()
+        await reader.close()
+
+    play(scenario)
+
+
+# ---------------------------------------------------------------------------------------------
+# Catch-up: Last-Event-ID / ?after=
+
+
+def test_a_stream_opened_with_an_older_id_gets_every_later_event_in_order_once(world):
+    results = [damage(world.campaign, world.gm, c, 6) for c in (world.pc, world.other_pc)]
+    results.append(run(world.campaign, world.gm, "heal", {"amount": "1"}, character=world.pc))
+    results.append(run(world.campaign, world.gm, "end_scene", {}))
+    expected = [(r.entries[-1].pk, sorted(r.character_ids)) for r in results if r.character_ids]
+
+    async def scenario():
+        before_all = expected[0][0] - 1
+        reader = await open_stream(world.gm_membership, after=before_all)
+        assert ids_in(await reader.events(len(expected))) == expected
+        # Then live, without repeating anything.
+        live_result = await adamage(world.campaign, world.gm, world.pc, 4)
+        event = await reader.event()
+        assert event["id"] == live_result.entries[-1].pk
+        await reader.silence()
+        await reader.close()
+
+        # From the middle: only what came after.
+        reader = await open_stream(world.gm_membership, after=expected[1][0])
+        after_second = [*expected[2:], (live_result.entries[-1].pk, [world.pc.pk])]
+        assert ids_in(await reader.events(len(after_second))) == after_second
+        await reader.silence()
+        await reader.close()
+
+    play(scenario)
+
+
+def test_a_change_committed_while_the_stream_reads_the_log_is_sent_exactly_once(world, monkeypatch):
+    """Subscribed first, then the read: a change between the two is both queued and read."""
+    real_head = stream.log_head
+    committed = []
+
+    def head_after_a_change(campaign_id):
+        if not committed:
+            committed.append(damage(world.campaign, world.gm, world.pc, 3))
+        return real_head(campaign_id)
+
+    monkeypatch.setattr(stream, "log_head", head_after_a_change)
+    first = damage(world.campaign, world.gm, world.other_pc, 6)
+
+    async def scenario():
+        reader = await open_stream(world.gm_membership, after=first.entries[-1].pk - 1)
+        events = await reader.events(2)
+        assert [e["id"] for e in events] == [first.entries[-1].pk, committed[0].entries[-1].pk]
+        await asyncio.sleep(0.3)  # give the queued copy (NOTIFY on PostgreSQL) time to arrive
+        await reader.silence()
+        await reader.close()
+
+    play(scenario)
+
+
+def test_a_stream_without_an_id_starts_from_now(world):
+    damage(world.campaign, world.gm, world.pc)
+
+    async def scenario():
+        reader = await open_stream(world.gm_membership)
+        await reader.silence()
+        await reader.close()
+
+    play(scenario)
+
+
+# ---------------------------------------------------------------------------------------------
+# What a player's stream may carry (campaign.visibility decides)
+
+
+def test_a_players_stream_never_names_a_character_they_may_not_see(world):
+    campaign = world.campaign
+    assert campaign.party_visibility == PartyVisibility.STATE
+    gm, pc, other_pc, npc = world.gm, world.pc, world.other_pc, world.npc
+
+    async def scenario():
+        player = await open_stream(world.player_membership)
+        gm_stream = await open_stream(world.gm_membership)
+
+        hidden = [
+            await adamage(campaign, gm, other_pc),  # another PC's PV: not public under STATE
+            await adamage(campaign, gm, npc),  # an NPC's PV
+            await adamage(campaign, gm, pc, visibility="gm"),  # their own, but GM only
+        ]
+        await player.silence()
+        assert [e["id"] for e in await gm_stream.events(3)] == [r.entries[-1].pk for r in hidden]
+
+        own = await adamage(campaign, gm, pc)
+        events = [await player.event()]
+        assert events == [
+            {
+                "id": own.entries[-1].pk,
+                "event": "change",
+                "data": {"characters": [pc.pk], "log_id": own.entries[-1].pk},
+            }
+        ]
+        await player.silence()
+
+        # Nothing about the others anywhere in the bytes, catch-up included.
+        catch_up = await open_stream(world.player_membership, after=0)
+        caught = []
+        try:
+            while True:
+                caught.append(await catch_up.event(timeout=QUIET))
+        except TimeoutError:
+            pass
+        assert [e["id"] for e in caught] == [e["id"] for e in events]
+        for reader in (player, catch_up):
+            for chunk in reader.raw:
+                event = parse(chunk)
+                if event is not None:
+                    assert set(event["data"]["characters"]) <= {pc.pk}
+            await reader.close()
+        await gm_stream.close()
+
+    play(scenario)
+
+
+def test_a_player_sees_others_live_when_the_party_shows_their_bars(world):
+    world.campaign.party_visibility = PartyVisibility.BARS
+    world.campaign.save()
+
+    async def scenario():
+        player = await open_stream(world.player_membership)
+        result = await adamage(world.campaign, world.gm, world.other_pc)
+        event = await player.event()
+        assert (event["id"], event["data"]["characters"]) == (
+            result.entries[-1].pk,
+            [world.other_pc.pk],
+        )
+        await player.close()
+
+    play(scenario)
+
+
+def test_a_member_removed_from_the_campaign_stops_hearing_of_it(world):
+    async def scenario():
+        player = await open_stream(world.player_membership)
+        await Membership.objects.filter(pk=world.player_membership.pk).adelete()
+        await adamage(world.campaign, world.gm, world.pc)
+        await asyncio.wait_for(player.task, WAIT)  # the stream ended
+        assert all(parse(c) is None for c in player.raw)
+        await player.close()
+
+    play(scenario)
+
+
+def test_it_sends_a_heartbeat_when_nothing_happens(world):
+    async def scenario():
+        reader = await open_stream(world.gm_membership, heartbeat=0.05)
+        chunk = await asyncio.wait_for(reader.chunks.get(), WAIT)
+        assert chunk == b": heartbeat\n\n"
+        await reader.close()
+
+    play(scenario)
+
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL: the listening connection
+
+
+@POSTGRES_ONLY
+def test_one_listening_connection_serves_every_stream_of_the_process(world):
+    async def scenario():
+        readers = [await open_stream(world.gm_membership) for _ in range(5)]
+        readers.append(await open_stream(world.player_membership))
+        listeners = await _listening_backends()
+        assert len(listeners) == 1, listeners
+        assert listeners[0] == live.listener().backend_pid
+        result = await adamage(world.campaign, world.gm, world.pc)
+        for reader in readers:
+            assert (await reader.event())["id"] == result.entries[-1].pk
+            await reader.close()
+
+    play(scenario)
+
+
+@sync_to_async
+def _listening_backends() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'chroniqueur-live' "
+            "AND datname = current_database() AND query ILIKE %s",
+            [f"%LISTEN {live.CHANNEL}%"],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+@sync_to_async
+def _terminate(pid: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+        return cursor.fetchone()[0]
+
+
+@POSTGRES_ONLY
+def test_changes_made_while_the_listening_connection_is_down_still_reach_the_streams(world):
+    async def scenario():
+        gm_stream = await open_stream(world.gm_membership)
+        player = await open_stream(world.player_membership)
+        first = await adamage(world.campaign, world.gm, world.pc, 3)
+        assert (await gm_stream.event())["id"] == first.entries[-1].pk
+        assert (await player.event())["id"] == first.entries[-1].pk
+
+        listener = live.listener()
+        pid, connects = listener.backend_pid, listener.connects
+        assert await _terminate(pid)
+        # Changes while it is down and reconnecting: their NOTIFYs reach nobody.
+        missed = [await adamage(world.campaign, world.gm, c, 3) for c in (world.pc, world.npc)]
+        missed.append(await adamage(world.campaign, world.gm, world.pc, 3))
+        expected = [r.entries[-1].pk for r in missed]
+
+        assert [e["id"] for e in await gm_stream.events(3)] == expected
+        # The player's stream re-read through the visibility rule: not the NPC.
+        assert [e["id"] for e in await player.events(2)] == [expected[0], expected[2]]
+        assert listener.connects > connects and listener.backend_pid not in (None, pid)
+
+        # And live again, once each.
+        after = await adamage(world.campaign, world.gm, world.pc, 3)
+        assert (await gm_stream.event())["id"] == after.entries[-1].pk
+        assert (await player.event())["id"] == after.entries[-1].pk
+        await gm_stream.silence()
+        await player.silence()
+        await gm_stream.close()
+        await player.close()
+
+    play(scenario)
+
+
+@POSTGRES_ONLY
+def test_the_notification_is_sent_by_the_writing_transaction(world):
+    """Nothing is heard before the commit; at the commit, at once."""
+
+    def commit_later(gate):
+        with transaction.atomic():
+            result = damage(world.campaign, world.gm, world.pc)
+            gate.append(result)
+        return result
+
+    async def scenario():
+        reader = await open_stream(world.gm_membership)
+        gate: list = []
+        result = await sync_to_async(commit_later)(gate)
+        assert (await reader.event())["id"] == result.entries[-1].pk
+        await reader.close()
+
+    play(scenario)
+
+
+# ---------------------------------------------------------------------------------------------
+# The view and the polling fallback
+
+
+def test_the_stream_view_sends_sse_headers_and_honours_last_event_id(world):
+    earlier = damage(world.campaign, world.gm, world.pc)
+    later = damage(world.campaign, world.gm, world.other_pc)
+    url = f"/c/{world.campaign.pk}/events/"
+
+    async def scenario():
+        client = AsyncClient()
+        await client.aforce_login(world.gm)
+        response = await client.get(
+            f"{url}?after=0", headers={"Last-Event-ID": str(earlier.entries[-1].pk)}
+        )
+        assert response.status_code == 200
+        assert response["Content-Type"] == "text/event-stream"
+        assert response["Cache-Control"] == "no-cache"
+        assert response["X-Accel-Buffering"] == "no"
+        assert "Content-Encoding" not in response
+        body = response._iterator  # the view's own generator, to close it
+        reader = await Reader(body).live()
+        # Last-Event-ID wins over the page's ?after=: only the later change.
+        assert (await reader.event())["id"] == later.entries[-1].pk
+        await reader.silence()
+        await reader.close()
+
+    play(scenario)
+
+
+def test_the_stream_view_is_a_404_for_outsiders_and_anonymous_visitors(world):
+    url = f"/c/{world.campaign.pk}/events/"
+
+    async def scenario():
+        anonymous = AsyncClient()
+        assert (await anonymous.get(url)).status_code == 404
+        outsider = AsyncClient()
+        await outsider.aforce_login(world.outsider)
+        assert (await outsider.get(url)).status_code == 404
+
+    play(scenario)
+
+
+def test_the_poll_fallback_returns_the_same_changes_through_the_same_rule(
+    world, gm_client, player_client, outsider_client
+):
+    own = damage(world.campaign, world.gm, world.pc)
+    damage(world.campaign, world.gm, world.other_pc)
+    url = f"/c/{world.campaign.pk}/events/poll"
+
+    everything = gm_client.get(url, {"after": 0}).json()
+    assert [c["characters"] for c in everything["changes"]] == [
+        [world.pc.pk],
+        [world.other_pc.pk],
+    ]
+    mine = player_client.get(url, {"after": 0}).json()
+    assert mine == {
+        "changes": [{"characters": [world.pc.pk], "log_id": own.entries[-1].pk}],
+        "last_id": own.entries[-1].pk,
+    }
+    assert player_client.get(url, {"after": own.entries[-1].pk}).json() == {
+        "changes": [],
+        "last_id": own.entries[-1].pk,
+    }
+    assert outsider_client.get(url, {"after": 0}).status_code == 404
+
+
+def test_pages_with_cards_render_where_the_stream_starts(world, gm_client, player_client):
+    result = damage(world.campaign, world.gm, world.pc)
+    hidden = damage(world.campaign, world.gm, world.other_pc)  # PV of another: not for Paul
+    page = gm_client.get(f"/c/{world.campaign.pk}/").content.decode()
+    assert f'data-after="{hidden.entries[-1].pk}"' in page
+    assert 'src="/static/live.js"' in page
+    sheet = player_client.get(f"/c/{world.campaign.pk}/characters/{world.pc.pk}/")
+    assert f'data-after="{result.entries[-1].pk}"' in sheet.content.decode()

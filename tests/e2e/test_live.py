@@ -1,0 +1,223 @@
+"""Live updates across processes, in a real browser: two uvicorn processes on one PostgreSQL.
+
+The GM acts on one process; the player's sheet, open on the other, follows without a reload,
+and catches up on what happened while it was offline.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from types import SimpleNamespace
+
+import dj_database_url
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.e2e]
+
+ROOT = Path(__file__).resolve().parents[2]
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+ON_POSTGRES = DATABASE_URL.startswith(("postgres://", "postgresql://"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _admin(base: dict):
+    import psycopg
+
+    return psycopg.connect(
+        dbname="postgres",
+        user=base["USER"] or None,
+        password=base["PASSWORD"] or None,
+        host=base["HOST"] or None,
+        port=base["PORT"] or None,
+        autocommit=True,
+    )
+
+
+def _wait_healthy(url: str, proc, log: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"uvicorn exited: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer: {log.read_text()[-2000:]}")
+
+
+@pytest.fixture(scope="module")
+def two_processes(tmp_path_factory):
+    if not ON_POSTGRES:
+        pytest.skip(
+            "needs PostgreSQL (DATABASE_URL=postgres://…): two app processes share one "
+            "database through LISTEN/NOTIFY; SQLite runs have one process"
+        )
+    base = dj_database_url.parse(DATABASE_URL)
+    name = f"{base['NAME']}_live_e2e"
+    with _admin(base) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = DATABASE_URL.rsplit("/", 1)[0] + f"/{name}"
+    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "true", "LOG_LEVEL": "WARNING"}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, cwd=ROOT, check=True)
+    subprocess.run([*manage, "seed_demo"], env=env, cwd=ROOT, check=True, capture_output=True)
+    logs = tmp_path_factory.mktemp("uvicorn")
+    ports = [_free_port(), _free_port()]
+    urls = [f"http://127.0.0.1:{port}" for port in ports]
+    procs: list = [None, None]
+
+    def start(i: int) -> None:
+        log = logs / f"uvicorn-{i}.log"
+        procs[i] = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
+             "--port", str(ports[i]), "--lifespan", "off", "--timeout-graceful-shutdown", "1"],
+            env=env, cwd=ROOT, stdout=log.open("a"), stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        _wait_healthy(urls[i], procs[i], log)
+
+    def stop(i: int) -> None:
+        procs[i].terminate()
+        try:
+            procs[i].wait(10)
+        except subprocess.TimeoutExpired:
+            procs[i].kill()
+            procs[i].wait()
+
+    try:
+        start(0)
+        start(1)
+        import psycopg
+
+        with psycopg.connect(url.replace("postgres://", "postgresql://", 1)) as conn:
+            campaign_id, character_id = conn.execute(
+                "SELECT c.campaign_id, c.id FROM characters_character c "
+                "JOIN auth_user u ON u.id = c.owner_id WHERE u.username = 'alice'"
+            ).fetchone()
+        yield SimpleNamespace(
+            urls=urls,
+            db=url,
+            campaign_id=campaign_id,
+            character_id=character_id,
+            start=start,
+            stop=stop,
+        )
+    finally:
+        for i, proc in enumerate(procs):
+            if proc is not None and proc.poll() is None:
+                stop(i)
+        with _admin(base) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _vitals(db_url: str, character_id: int) -> tuple[str, str]:
+    import psycopg
+
+    with psycopg.connect(db_url.replace("postgres://", "postgresql://", 1)) as conn:
+        pv, pv_max, flux, flux_max = conn.execute(
+            "SELECT pv, pv_max, flux, flux_max FROM characters_character WHERE id = %s",
+            [character_id],
+        ).fetchone()
+    return f"{pv} / {pv_max}", f"{flux} / {flux_max}"
+
+
+def _login(browser, base_url: str, username: str, console_errors):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="fr-FR")
+    page = console_errors(context.new_page())
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", "demo")
+    page.click("main form button[type=submit]")
+    page.wait_for_url(f"{base_url}/")
+    return context, page
+
+
+def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_after_offline(
+    browser, two_processes, console_errors, artifacts
+):
+    world = two_processes
+    gm_url, player_url = world.urls
+    cid, pk = world.campaign_id, world.character_id
+
+    player_context, sheet = _login(browser, player_url, "alice", console_errors)
+    sheet.goto(f"{player_url}/c/{cid}/characters/{pk}/")
+    sheet.evaluate("window.__no_reload = 'still here'")
+    expect(sheet.locator("#live")).to_have_attribute("data-connected", "stream")
+    card = sheet.locator(f"#character-{pk}")
+    pv, flux = _vitals(world.db, pk)
+    expect(card.locator("[data-testid=pv]")).to_have_text(pv)
+
+    gm_context, dashboard = _login(browser, gm_url, "mj", console_errors)
+    dashboard.goto(f"{gm_url}/c/{cid}/")
+    gm_card = dashboard.locator(f"#character-{pk}")
+
+    def gm_acts(button: str, amount: str) -> tuple[str, str]:
+        before = _vitals(world.db, pk)
+        gm_card.locator("input[name=amount]").fill(amount)
+        gm_card.get_by_role("button", name=button, exact=True).click()
+        deadline = time.monotonic() + 10
+        while _vitals(world.db, pk) == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        after = _vitals(world.db, pk)
+        assert after != before, f"{button} changed nothing"
+        return after
+
+    # Aveline has 2 PA: 5 damage takes 3 PV, through the GM's process only.
+    pv, flux = gm_acts("Dégâts", "5")
+    expect(card.locator("[data-testid=pv]")).to_have_text(pv)
+    expect(card).to_have_class("card vital-up live-changed")
+    expect(sheet.locator("#live-announcer")).to_contain_text("Aveline")
+
+    assert console_errors.errors == []
+
+    # Offline: what the GM does meanwhile shows once the phone is back. (Chromium's offline
+    # mode keeps the open stream, so the events arrive and the cards' refetches fail: they
+    # are retried until they land.)
+    player_context.set_offline(True)
+    pv, _ = gm_acts("Dégâts", "4")
+    _, flux = gm_acts("−Flux", "2")
+    player_context.set_offline(False)
+    expect(card.locator("[data-testid=pv]")).to_have_text(pv, timeout=20_000)
+    expect(card.locator("[data-testid=flux]")).to_have_text(flux, timeout=20_000)
+    _only_network_errors(console_errors)
+
+    # The player's process goes away (the stream with it) while the GM makes two changes:
+    # the page says it is disconnected, and once the process is back, EventSource reconnects
+    # with Last-Event-ID and the stream replays both from the audit log.
+    world.stop(1)
+    expect(sheet.locator("#live")).not_to_have_attribute("data-state", "ok")
+    expect(sheet.locator("#live [role=status]")).to_contain_text("Mises à jour en direct")
+    pv, _ = gm_acts("Dégâts", "3")
+    _, flux = gm_acts("−Flux", "1")
+    world.start(1)
+    expect(card.locator("[data-testid=pv]")).to_have_text(pv, timeout=20_000)
+    expect(card.locator("[data-testid=flux]")).to_have_text(flux, timeout=20_000)
+    expect(sheet.locator("#live")).to_have_attribute("data-state", "ok")
+    assert sheet.evaluate("window.__no_reload") == "still here"
+    sheet.screenshot(path=artifacts / "live-sheet-after-reconnect.png", full_page=True)
+    gm_context.close()
+    player_context.close()
+    _only_network_errors(console_errors)
+
+
+def _only_network_errors(console_errors) -> None:
+    """While offline or disconnected, the browser logs the requests that failed; nothing else."""
+    network = ("net::ERR_", "htmx:sendError", "htmx:afterRequest")
+    others = [e for e in console_errors.errors if not any(n in e for n in network)]
+    assert others == []
+    console_errors.errors.clear()
