@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
+from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Max
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET
@@ -40,6 +43,7 @@ from campaign.models import AuditEntry, Membership
 from campaign.permissions import get_membership
 from campaign.visibility import visible_entries
 
+READ_THREADS = 4  # threads (so database connections) that every stream of a process shares
 HEARTBEAT = 15.0  # seconds between comment lines, so proxies and phones keep the stream open
 RETRY_MS = 2000  # how long EventSource waits before reconnecting
 
@@ -59,6 +63,47 @@ class Change:
 
 # ---------------------------------------------------------------------------------------------
 # Reads (sync, through the visibility rule)
+
+# Streams live for hours. Run under the request's own thread (what sync_to_async does by
+# default in a view), each would keep a database connection for its whole life: hundreds of
+# viewers, hundreds of connections. Their reads share these few threads instead.
+_readers = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="live-read")
+
+
+def _in_reader_thread(function, *args):
+    try:
+        try:
+            return function(*args)
+        except (OperationalError, InterfaceError):
+            # The thread's connection died (database restarted, idle timeout): once more.
+            connections["default"].close()
+            return function(*args)
+    finally:
+        if getattr(connections["default"], "pool", None) is not None:
+            connections["default"].close()  # back to the pool, which requests need too
+
+
+def close_reader_connections() -> None:
+    """Close the reader threads' connections (tests, before the test database is dropped)."""
+    threads = len(_readers._threads)
+    if not threads:
+        return
+    # One task per thread: each waits for the others, so no thread takes two.
+    barrier = threading.Barrier(threads)
+
+    def close():
+        barrier.wait(timeout=10)
+        connections.close_all()
+
+    for future in [_readers.submit(close) for _ in range(threads)]:
+        future.result()
+
+
+async def read(function, *args):
+    """`function(*args)` on one of the stream readers' threads."""
+    return await sync_to_async(_in_reader_thread, thread_sensitive=False, executor=_readers)(
+        function, *args
+    )
 
 
 def log_head(campaign_id: int) -> int:
@@ -135,7 +180,7 @@ async def visible_characters(event: live.Event, user_id: int):
     future = memo.get(key)
     if future is None:
         future = memo[key] = asyncio.ensure_future(
-            sync_to_async(_visible_characters)(event.campaign_id, user_id, event.log_id)
+            read(_visible_characters, event.campaign_id, user_id, event.log_id)
         )
         while len(memo) > _MEMO_SIZE:
             memo.popitem(last=False)
@@ -154,9 +199,9 @@ async def change_stream(
     queue = await live.subscribe(campaign_id)
     try:
         if after is None:
-            changes, position = [], await sync_to_async(log_head)(campaign_id)
+            changes, position = [], await read(log_head, campaign_id)
         else:
-            changes, position = await sync_to_async(missed_changes)(membership, after)
+            changes, position = await read(missed_changes, membership, after)
             position = max(position, after)
         # The first bytes tell the client (and the tests) that the stream is live.
         yield f"retry: {RETRY_MS}\n: live\n\n".encode()
@@ -169,7 +214,7 @@ async def change_stream(
                 yield b": heartbeat\n\n"
                 continue
             if item is live.RESYNC:
-                changes, head = await sync_to_async(missed_changes)(membership, position)
+                changes, head = await read(missed_changes, membership, position)
                 for change in changes:
                     yield change.sse()
                 position = max(position, head)
@@ -211,6 +256,9 @@ async def events(request, campaign_id: int):
         .filter(campaign_id=campaign_id, user=user)
         .afirst()
     )
+    # The stream outlives this request's database connection: give it back now (its reads
+    # go through the shared reader threads).
+    await sync_to_async(connections.close_all)()
     if membership is None:
         raise Http404
     if not isinstance(request, ASGIRequest):

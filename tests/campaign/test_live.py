@@ -42,6 +42,7 @@ def play(scenario):
             await scenario()
         finally:
             await live.shutdown()
+            await sync_to_async(stream.close_reader_connections)()
 
     async_to_sync(wrapper)()
 

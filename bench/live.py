@@ -1,0 +1,419 @@
+"""Live updates end to end: two uvicorn processes on one PostgreSQL, N SSE clients, GM POSTs.
+
+Run: `DATABASE_URL=postgres://… .venv/bin/python bench/live.py`. It creates its own throwaway
+database (`<name>_bench_live`), migrates and seeds it (`seed_demo`), starts two app processes
+on free loopback ports, and drops everything at the end. Without PostgreSQL it says so and
+exits 0 (the cross-process path is what it measures).
+
+N = 1, 50 and 500 clients hold `/c/<id>/events/` open, spread over both processes, half as
+the GM and half as the player who owns the character (so each process serves two viewers).
+The GM's POST (over htmx, to process A) spends or restores one Flux of that character. For
+each round we measure, from the start of the POST:
+  (a) each client receiving the event (every N);
+  (b) each client having refetched its card, `…/card/`, on its own keep-alive connection
+      (N = 1 and 50), as static/live.js does.
+Memory per idle connection: the RSS growth of both server processes once N clients are
+connected and idle, divided by N. The last line is the headline: (a) p95 at 500 clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import resource
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SIZES = (1, 50, 500)
+REFETCH_SIZES = (1, 50)
+ROUNDS = {1: 20, 50: 10, 500: 5}
+EVENT_TIMEOUT = 5.0  # seconds a round waits for every client
+TARGET_A_MS, TARGET_B_MS = 100, 150
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def pct(values, p) -> float:
+    values = sorted(values)
+    if not values:
+        return float("nan")
+    k = min(len(values) - 1, max(0, round(p / 100 * len(values) + 0.5) - 1))
+    return values[k]
+
+
+def summary(values) -> str:
+    ms = [v * 1000 for v in values]
+    return (
+        f"p50 {statistics.median(ms):6.1f} ms  p95 {pct(ms, 95):6.1f} ms  "
+        f"max {max(ms):6.1f} ms  (n={len(ms)})"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Raw HTTP/1.1 over asyncio streams: light enough for 500 clients in one process
+
+
+async def read_head(reader) -> tuple[int, dict]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, value = line.split(":", 1)
+            headers[name.strip().lower()] = value.strip()
+    return status, headers
+
+
+async def read_body(reader, headers) -> bytes:
+    if "content-length" in headers:
+        return await reader.readexactly(int(headers["content-length"]))
+    body = b""
+    while True:  # chunked
+        size = int((await reader.readuntil(b"\r\n")).strip(), 16)
+        data = await reader.readexactly(size + 2)
+        if size == 0:
+            return body
+        body += data[:-2]
+
+
+def request(method, path, port, cookie, extra="", body=b"") -> bytes:
+    return (
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\n{extra}"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+class Client:
+    """One SSE connection, plus (optionally) a keep-alive connection to refetch its card."""
+
+    ID = re.compile(rb"id: (\d+)\nevent: change")
+
+    def __init__(self, port, cookie, campaign_id, character_id, refetch):
+        self.port, self.cookie, self.refetch = port, cookie, refetch
+        self.events_path = f"/c/{campaign_id}/events/"
+        self.card_path = f"/c/{campaign_id}/characters/{character_id}/card/"
+        self.received: dict[int, float] = {}
+        self.refetched: dict[int, float] = {}
+        self.waiters: dict[int, asyncio.Future] = {}
+        self.pending: set[asyncio.Task] = set()
+
+    async def connect(self):
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.writer.write(
+            request(
+                "GET", self.events_path, self.port, self.cookie, "Accept: text/event-stream\r\n"
+            )
+        )
+        status, headers = await read_head(self.reader)
+        assert status == 200 and headers["content-type"] == "text/event-stream", (status, headers)
+        buffer = b""
+        while b": live" not in buffer:
+            buffer += await self.reader.read(4096)
+        if self.refetch:
+            self.card = await asyncio.open_connection("127.0.0.1", self.port)
+        self.task = asyncio.create_task(self.listen())
+
+    async def listen(self):
+        buffer = b""
+        while True:
+            data = await self.reader.read(65536)
+            if not data:
+                return
+            now = time.perf_counter()
+            buffer += data
+            for match in self.ID.finditer(buffer):
+                log_id = int(match.group(1))
+                if log_id not in self.received:
+                    self.received[log_id] = now
+                    self.pending.add(task := asyncio.create_task(self.after_event(log_id)))
+                    task.add_done_callback(self.pending.discard)
+            buffer = buffer[-64:]
+
+    async def after_event(self, log_id):
+        if self.refetch:
+            reader, writer = self.card
+            writer.write(
+                request("GET", self.card_path, self.port, self.cookie, "HX-Request: true\r\n")
+            )
+            status, headers = await read_head(reader)
+            await read_body(reader, headers)
+            assert status == 200, status
+            self.refetched[log_id] = time.perf_counter()
+        waiter = self.waiters.pop(log_id, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def wait_for(self, log_id) -> asyncio.Future:
+        future = asyncio.get_running_loop().create_future()
+        if log_id in self.received and (not self.refetch or log_id in self.refetched):
+            future.set_result(None)
+        else:
+            self.waiters[log_id] = future
+        return future
+
+    async def close(self):
+        self.task.cancel()
+        self.writer.close()
+        if self.refetch:
+            self.card[1].close()
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        print("bench/live.py needs PostgreSQL: set DATABASE_URL=postgres://… (skipped)")
+        return 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(soft, 4096), hard), hard))
+
+    import dj_database_url
+    import psycopg
+
+    base = dj_database_url.parse(url)
+    name = f"{base['NAME']}_bench_live"
+    bench_url = url.rsplit("/", 1)[0] + f"/{name}"
+    admin_params = dict(
+        dbname="postgres",
+        user=base["USER"] or None,
+        password=base["PASSWORD"] or None,
+        host=base["HOST"] or None,
+        port=base["PORT"] or None,
+        autocommit=True,
+    )
+    with psycopg.connect(**admin_params) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    env = {
+        **os.environ,
+        "DATABASE_URL": bench_url,
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "SECURE_SSL_REDIRECT": "false",
+        "DATABASE_POOL": "true",  # as docker-compose.yml runs it
+        "LOG_LEVEL": "WARNING",
+    }
+    procs = []
+    try:
+        manage = [sys.executable, str(ROOT / "manage.py")]
+        subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, cwd=ROOT, check=True)
+        subprocess.run([*manage, "seed_demo"], env=env, cwd=ROOT, check=True, capture_output=True)
+        os.environ.update(env)
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        import django
+
+        django.setup()
+        ids, cookies = prepare()
+        ports = [free_port(), free_port()]
+        for port in ports:
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "uvicorn", "config.asgi:application",
+                     "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off",
+                     "--no-access-log", "--log-level", "warning",
+                     "--timeout-graceful-shutdown", "1"],
+                    env=env, cwd=ROOT,
+                )
+            )  # fmt: skip
+        for port in ports:
+            wait_healthy(port)
+        print(
+            f"two uvicorn processes (pids {procs[0].pid}, {procs[1].pid}) on ports {ports}, "
+            f"PostgreSQL database {name}"
+        )
+        return asyncio.run(run(ports, procs, ids, cookies))
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        with psycopg.connect(**admin_params) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def prepare():
+    """Sessions for the GM and the player, and the CSRF pair for the GM's POSTs."""
+    from django.conf import settings
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from characters.models import Character
+
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=["mj", "alice"])}
+    character = Character.objects.get(owner=users["alice"])
+    cookies = {}
+    for username, user in users.items():
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        cookies[username] = f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+    csrf = secrets.token_hex(16)  # 32 characters: an unmasked CSRF secret
+    cookies["mj_post"] = f"{cookies['mj']}; {settings.CSRF_COOKIE_NAME}={csrf}"
+    return (character.campaign_id, character.pk, csrf), cookies
+
+
+def wait_healthy(port: int, timeout: float = 30) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"port {port} did not answer")
+
+
+async def run(ports, procs, ids, cookies) -> int:
+    campaign_id, character_id, csrf = ids
+    spend = True
+    posts: list[float] = []
+
+    async def post_change() -> int:
+        nonlocal spend
+        action = "spend_flux" if spend else "restore_flux"
+        spend = not spend
+        body = b"amount=1&visibility=everyone"
+        started = time.perf_counter()
+        # A new connection per POST: uvicorn closes idle keep-alive ones after 5 s.
+        gm = await asyncio.open_connection("127.0.0.1", ports[0])
+        gm[1].write(
+            request(
+                "POST",
+                f"/c/{campaign_id}/characters/{character_id}/act/{action}/",
+                ports[0],
+                cookies["mj_post"],
+                f"X-CSRFToken: {csrf}\r\nHX-Request: true\r\n"
+                "Content-Type: application/x-www-form-urlencoded\r\n",
+                body,
+            )
+        )
+        status, headers = await read_head(gm[0])
+        await read_body(gm[0], headers)
+        posts.append(time.perf_counter() - started)
+        gm[1].close()
+        assert status == 200, status
+        return await asyncio.to_thread(latest_log_id, campaign_id)
+
+    # Warm both processes (listener started, code paths loaded) with one client each.
+    warm = [Client(p, cookies["mj"], campaign_id, character_id, True) for p in ports]
+    for client in warm:
+        await client.connect()
+    log_id = await post_change()
+    await asyncio.wait_for(asyncio.gather(*(c.wait_for(log_id) for c in warm)), EVENT_TIMEOUT)
+    for client in warm:
+        await client.close()
+    await asyncio.sleep(0.5)
+
+    headline = None
+    for n in SIZES:
+        refetch = n in REFETCH_SIZES
+        base_rss = [rss_kib(p.pid) for p in procs]
+        clients = [
+            Client(
+                ports[i % 2],
+                cookies["mj" if (i // 2) % 2 == 0 else "alice"],
+                campaign_id,
+                character_id,
+                refetch,
+            )
+            for i in range(n)
+        ]
+        started = time.perf_counter()
+        for batch in range(0, n, 100):
+            await asyncio.gather(*(c.connect() for c in clients[batch : batch + 100]))
+        connect_s = time.perf_counter() - started
+        await asyncio.sleep(1.0)  # idle
+        grown = sum(rss_kib(p.pid) for p in procs) - sum(base_rss)
+        received, refetched, missing = [], [], 0
+        posts.clear()
+        for _ in range(ROUNDS[n]):
+            t0 = time.perf_counter()
+            log_id = await post_change()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    asyncio.gather(*(c.wait_for(log_id) for c in clients)), EVENT_TIMEOUT
+                )
+            for c in clients:
+                if log_id in c.received:
+                    received.append(c.received[log_id] - t0)
+                else:
+                    missing += 1
+                if refetch and log_id in c.refetched:
+                    refetched.append(c.refetched[log_id] - t0)
+            await asyncio.sleep(0.2)
+        print(f"\nN = {n} clients ({ROUNDS[n]} changes; connected in {connect_s:.2f} s)")
+        print(f"  (a) event received      {summary(received)}")
+        if refetch:
+            print(f"  (b) card refetched      {summary(refetched)}")
+        print(f"  for scale, the POST itself {summary(posts)}")
+        print(f"  memory per idle connection: {grown / n:.1f} KiB (RSS +{grown} KiB, 2 processes)")
+        if missing:
+            print(f"  MISSING: {missing} client-events never arrived within {EVENT_TIMEOUT} s")
+        for c in clients:
+            await c.close()
+        await asyncio.sleep(0.5)
+        if n == 500:
+            headline = pct([v * 1000 for v in received], 95)
+        if refetch and n == 50:
+            b95 = pct([v * 1000 for v in refetched], 95)
+            verdict = "met" if b95 < TARGET_B_MS else "MISSED"
+            print(f"  target (b) p95 < {TARGET_B_MS} ms at 50: {verdict}")
+    verdict = "met" if headline < TARGET_A_MS else "MISSED"
+    print(
+        f"\nheadline: (a) p95 at 500 clients = {headline:.1f} ms "
+        f"(target < {TARGET_A_MS} ms: {verdict})"
+    )
+    return 0
+
+
+def latest_log_id(campaign_id: int) -> int:
+    from django.db import close_old_connections
+
+    from campaign.models import AuditEntry
+
+    close_old_connections()
+    return (
+        AuditEntry.objects.filter(campaign_id=campaign_id)
+        .order_by("-id")
+        .values_list("id", flat=True)[0]
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
