@@ -42,7 +42,8 @@ run: setup
 	@echo "  Chroniqueur is running at http://$(HOST):$(PORT)/"
 	@echo "  Demo logins (password 'demo'): mj (GM), alice and bruno (players). Ctrl-C stops it."
 	@echo ""
-	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --lifespan off
+	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --lifespan off \
+	  --timeout-graceful-shutdown 2
 
 # Debian's Chromium for the browser tests; installed when we may (root with apt-get).
 browser:
