@@ -1,0 +1,323 @@
+"""History pages and exports at 1,000 and 1,000,000 audit entries (PostgreSQL).
+
+Run: `DATABASE_URL=postgres://… .venv/bin/python bench/history.py`. It builds a throwaway
+test database the way the test runner does (`test_<name>`) and drops it at the end.
+
+Rows are written in bulk (on PostgreSQL one INSERT … SELECT over generate_series;
+`bulk_create` on another database, where the big size defaults to 100,000): their hash chain
+is NOT valid (`verify_log` would reject them), which reading pages and exports does not look
+at. The two campaigns share the table, as they would in production, so the small one is
+measured beside a million rows of another.
+
+Each page figure is the median / p95 of REQUESTS requests through Django's test client in
+this one process; the small and the big campaign's requests alternate, so that the load of
+the machine at any moment weighs on both alike. Pages are fetched as the GM (no visibility
+filter) and as a player (the `visible_entries` filter, party_visibility STATE): the first
+page, a page in the middle (`?before=<id>`) and the last page (`?after=0`, the oldest). The
+export rate is a CSV export of the big campaign's latest ~30 % (a date-range filter) read to
+the end, in entries per second. The last line is the headline: the worst 1,000,000-entry
+page median over the same page's 1,000-entry median (target <= 1.5x).
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import os
+import statistics
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+REQUESTS = int(os.environ.get("BENCH_REQUESTS", "25"))
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+from campaign.models import AuditEntry, Membership, PartyVisibility, PlaySession, Role  # noqa: E402
+from campaign.services import campaign_create  # noqa: E402
+from characters.models import Character  # noqa: E402
+
+POSTGRES = connection.vendor == "postgresql"
+BIG = int(os.environ.get("BENCH_BIG", "1000000" if POSTGRES else "100000"))
+SMALL = 1000
+START = datetime(2026, 1, 5, 19, tzinfo=UTC)
+GAME = datetime(2000, 1, 1, 8, tzinfo=UTC)
+
+COLUMNS = (
+    "campaign_id",
+    "character_id",
+    "character_name",
+    "actor_id",
+    "actor_name",
+    "created_at",
+    "game_time",
+    "action",
+    "batch",
+    "kind",
+    "rule_id",
+    "field",
+    "before",
+    "after",
+    "roll",
+    "typed_in",
+    "text_fr",
+    "text_en",
+    "visibility",
+    "prev_hash",
+    "hash",
+)
+ROLL = (
+    '{"expression": "1d20", "dice": [%d], "stat": "VAI", "skill": "Survie", "stat_value": 2, '
+    '"natural": %d, "die_value": %d, "die_rule": null, "modifiers": [], "total": %d, '
+    '"difficulty": 10, "success": %s, "extreme": null}'
+)
+
+
+def row(campaign, characters, actors, i: int) -> tuple:
+    character = characters[i % len(characters)]
+    actor = actors[i % len(actors)]
+    kind = "roll" if i % 3 == 0 else "change"
+    die = i % 20 + 1
+    roll = ROLL % (die, die, die, die + 2, "true" if die + 2 >= 10 else "false")
+    return (
+        campaign.pk,
+        character.pk,
+        character.name,
+        actor.pk if actor else None,
+        actor.username if actor else "",
+        START + timedelta(seconds=20 * i),
+        GAME + timedelta(minutes=i),
+        "bench",
+        uuid.uuid4(),
+        kind,
+        "R10" if kind == "roll" else "R1",
+        "" if kind == "roll" else "pv",
+        None if kind == "roll" else str(i % 14),
+        None if kind == "roll" else str((i + 1) % 14),
+        roll if kind == "roll" else None,
+        i % 5 == 0,
+        f"R10 · Survie (VAI) : {die} (d20) + 2 (VAI) = {die + 2}",
+        f"R10 · Survie (VAI): {die} (d20) + 2 (VAI) = {die + 2}",
+        "gm" if i % 10 == 0 else "everyone",
+        "",
+        f"bench-{campaign.pk}-{i}",
+    )
+
+
+def fill(campaign, characters, actors, n: int) -> None:
+    if POSTGRES:
+        # Generated inside PostgreSQL: the same rows as `row()`, without a Python round trip.
+        table = AuditEntry._meta.db_table
+        with connection.cursor() as cursor:
+            # Building the indexes once after the load is much faster than row by row.
+            cursor.execute(
+                "SELECT i.indexname, i.indexdef, c.conname FROM pg_indexes i "
+                "LEFT JOIN pg_constraint c ON c.conname = i.indexname "
+                "WHERE i.tablename = %s AND i.indexname NOT LIKE %s",
+                [table, "%pkey"],
+            )
+            indexes = cursor.fetchall()
+            for name, _definition, constraint in indexes:
+                if constraint:
+                    cursor.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{constraint}"')
+                else:
+                    cursor.execute(f'DROP INDEX "{name}"')
+            cursor.execute(
+                f"""
+                INSERT INTO {table} ({", ".join(COLUMNS)})
+                SELECT %(campaign)s, (%(characters)s::bigint[])[i %% 3 + 1],
+                    (%(names)s::text[])[i %% 3 + 1], (%(actors)s::int[])[i %% 3 + 1],
+                    (%(actor_names)s::text[])[i %% 3 + 1],
+                    %(start)s::timestamptz + i * interval '20 seconds',
+                    %(game)s::timestamptz + i * interval '1 minute',
+                    'bench', gen_random_uuid(),
+                    CASE WHEN i %% 3 = 0 THEN 'roll' ELSE 'change' END,
+                    CASE WHEN i %% 3 = 0 THEN 'R10' ELSE 'R1' END,
+                    CASE WHEN i %% 3 = 0 THEN '' ELSE 'pv' END,
+                    CASE WHEN i %% 3 = 0 THEN NULL ELSE to_jsonb(i %% 14) END,
+                    CASE WHEN i %% 3 = 0 THEN NULL ELSE to_jsonb((i + 1) %% 14) END,
+                    CASE WHEN i %% 3 = 0 THEN format(%(roll)s, i %% 20 + 1, i %% 20 + 1,
+                        i %% 20 + 1, i %% 20 + 3, (i %% 20 + 3 >= 10)::text)::jsonb END,
+                    i %% 5 = 0,
+                    format('R10 · Survie (VAI) : %%s (d20) + 2 (VAI) = %%s', i %% 20 + 1,
+                        i %% 20 + 3),
+                    format('R10 · Survie (VAI): %%s (d20) + 2 (VAI) = %%s', i %% 20 + 1,
+                        i %% 20 + 3),
+                    CASE WHEN i %% 10 = 0 THEN 'gm' ELSE 'everyone' END,
+                    '', 'bench-' || %(campaign)s || '-' || i
+                FROM generate_series(0, %(n)s - 1) AS i
+                """,
+                {
+                    "campaign": campaign.pk,
+                    "characters": [c.pk for c in characters],
+                    "names": [c.name for c in characters],
+                    "actors": [a.pk if a else None for a in actors],
+                    "actor_names": [a.username if a else "" for a in actors],
+                    "start": START,
+                    "game": GAME,
+                    "roll": ROLL.replace("%d", "%s"),
+                    "n": n,
+                },
+            )
+            for name, definition, constraint in indexes:
+                cursor.execute(definition)
+                if constraint:
+                    cursor.execute(
+                        f'ALTER TABLE {table} ADD CONSTRAINT "{constraint}" '
+                        f'UNIQUE USING INDEX "{name}"'
+                    )
+            cursor.execute(f"ANALYZE {table}")
+    else:
+        batch = []
+        for i in range(n):
+            values = dict(zip(COLUMNS, row(campaign, characters, actors, i), strict=True))
+            batch.append(AuditEntry(**values))
+            if len(batch) == 5000:
+                AuditEntry.objects.bulk_create(batch)
+                batch = []
+        AuditEntry.objects.bulk_create(batch)
+    # A play session per evening of four hours of play.
+    per_session = 4 * 3600 // 20
+    PlaySession.objects.bulk_create(
+        PlaySession(campaign=campaign, started_at=START + timedelta(seconds=20 * i))
+        for i in range(0, n, per_session)
+    )
+
+
+def make(gm, player, n: int):
+    campaign = campaign_create(user=gm, name=f"Bench {n}")
+    campaign.party_visibility = PartyVisibility.STATE
+    campaign.save()
+    Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
+    stats = dict.fromkeys(campaign.stats, 2)
+    characters = [
+        Character.objects.create(
+            campaign=campaign,
+            name=name,
+            owner=owner,
+            stats=stats,
+            pv=10,
+            pv_max=14,
+            flux=5,
+            flux_max=10,
+        )
+        for name, owner in (("Aveline", player), ("Bastien", None), ("Corentin", None))
+    ]
+    started = time.perf_counter()
+    fill(campaign, characters, [gm, player, None], n)
+    return campaign, time.perf_counter() - started
+
+
+def measure_pair(client: Client, small: str, big: str):
+    """Median / p95 of `small` and of `big`, requests alternating so that the machine's
+    load at any moment weighs on both alike."""
+    gc.collect()  # the bulk load's garbage is not the page's cost
+    for url in (small, big) * 3:
+        assert client.get(url).status_code == 200, url
+    timings = {small: [], big: []}
+    for _ in range(REQUESTS):
+        for url in (small, big):
+            start = time.perf_counter()
+            response = client.get(url)
+            timings[url].append(time.perf_counter() - start)
+            assert response.status_code == 200, (url, response.status_code)
+    figures = []
+    for url in (small, big):
+        with CaptureQueriesContext(connection) as queries:
+            client.get(url)
+        values = sorted(timings[url])
+        p95 = values[int(0.95 * (len(values) - 1))]
+        figures.append((statistics.median(values), p95, len(queries)))
+    return figures
+
+
+def pages(campaign) -> dict[str, str]:
+    ids = AuditEntry.objects.filter(campaign=campaign).order_by("id").values_list("id", flat=True)
+    count = ids.count()
+    middle = ids[count // 2]
+    base = f"/c/{campaign.pk}/history/"
+    return {"first": base, "middle": f"{base}?before={middle}", "last": f"{base}?after=0"}
+
+
+def export_rate(client: Client, campaign, n: int) -> tuple[float, int]:
+    """A CSV export of about the latest 30 % of the campaign (a date-range filter), read to
+    the end: the rate holds for any length, and the run stays short."""
+    since = (START + timedelta(seconds=20 * int(n * 0.7))).date() + timedelta(days=1)
+    start = time.perf_counter()
+    response = client.get(f"/c/{campaign.pk}/history/export.csv?since={since.isoformat()}")
+    lines = 0
+    for chunk in response.streaming_content:
+        lines += chunk.count(b"\n")
+    elapsed = time.perf_counter() - start
+    return (lines - 1) / elapsed, lines - 1
+
+
+def main() -> None:
+    old_name = connection.creation.create_test_db(verbosity=0)
+    try:
+        run()
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+def run() -> None:
+    settings.DEBUG = False
+    User = get_user_model()
+    gm = User.objects.create_user("bench_gm", password="x")
+    player = User.objects.create_user("bench_player", password="x")
+    clients = {}
+    for who, user in (("gm", gm), ("player", player)):
+        clients[who] = Client()
+        clients[who].force_login(user)
+    print(
+        f"database: {connection.vendor}; {REQUESTS} requests per figure (median, p95); "
+        "hash chain of the bulk rows not valid (bench only)"
+    )
+    campaigns = {}
+    for n in (SMALL, BIG):
+        campaign, seconds = make(gm, player, n)
+        campaigns[n] = campaign
+        print(f"{n:>9,} entries written in {seconds:6.1f} s")
+    small_pages, big_pages = pages(campaigns[SMALL]), pages(campaigns[BIG])
+    results: dict[tuple[str, str, int], float] = {}
+    for who, client in clients.items():
+        for name in ("first", "middle", "last"):
+            pair = measure_pair(client, small_pages[name], big_pages[name])
+            for n, (median, p95, queries) in zip((SMALL, BIG), pair, strict=True):
+                results[(who, name, n)] = median
+                print(
+                    f"  {who:<6} {name:<6} page at {n:>9,}: {median * 1000:7.2f} ms "
+                    f"(p95 {p95 * 1000:7.2f}), {queries} queries"
+                )
+    rate, exported = export_rate(clients["gm"], campaigns[BIG], BIG)
+    print(f"CSV export (GM, date range): {exported:,} entries at {rate:,.0f} entries/s")
+    buffer = io.StringIO()
+    worst = (0.0, "")
+    for who in clients:
+        for name in ("first", "middle", "last"):
+            ratio = results[(who, name, BIG)] / results[(who, name, SMALL)]
+            buffer.write(f"{who}/{name} {ratio:.2f}x  ")
+            worst = max(worst, (ratio, f"{who}/{name}"))
+    print(f"{BIG:,} / {SMALL:,} ratios: {buffer.getvalue().strip()}")
+    print(
+        f"history page at {BIG:,} entries over {SMALL:,}: {worst[0]:.2f}x "
+        f"(worst page, {worst[1]}; target <= 1.5x)"
+    )
+
+
+if __name__ == "__main__":
+    main()
