@@ -68,18 +68,7 @@ def apply(
     """
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
-        rows_qs = (
-            # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the
-            # outer join that select_related("illness") adds.
-            Character.objects.select_for_update(of=("self",))
-            .filter(campaign=campaign)
-            .order_by("pk")
-            .select_related("illness")
-            .prefetch_related("conditions", "sequels")
-        )
-        if character_ids is not None:
-            rows_qs = rows_qs.filter(pk__in=list(character_ids))
-        rows = {str(row.pk): row for row in rows_qs}
+        rows = _locked_rows(campaign, character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
         dice = dice_source(typed)
         outcome = operation(old, rows_state.ruleset_for(campaign), dice)
@@ -102,6 +91,23 @@ def apply(
             # Inside the transaction: delivered only once it commits (campaign/live.py).
             publish(campaign.pk, changed, entries[-1].pk)
     return Result(outcome, entries, changed)
+
+
+def _locked_rows(campaign: Campaign, character_ids=None) -> dict[str, Character]:
+    """The campaign's characters (all, or those ids) locked for this transaction, keyed as
+    the engine keys them, with what the engine's state needs loaded."""
+    rows = (
+        # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the outer join
+        # that select_related("illness") adds.
+        Character.objects.select_for_update(of=("self",))
+        .filter(campaign=campaign)
+        .order_by("pk")
+        .select_related("illness")
+        .prefetch_related("conditions", "sequels")
+    )
+    if character_ids is not None:
+        rows = rows.filter(pk__in=list(character_ids))
+    return {str(row.pk): row for row in rows}
 
 
 class NothingToUndo(engine.RuleError):
@@ -153,15 +159,7 @@ def entry_undo(
                 "changements).",
                 "A roll stays in the history: undo its consequences (the changes) instead.",
             )
-        ids = {e.character_id for e in targets if e.character_id is not None}
-        rows_qs = (
-            Character.objects.select_for_update(of=("self",))
-            .filter(campaign=campaign, pk__in=ids)
-            .order_by("pk")
-            .select_related("illness")
-            .prefetch_related("conditions", "sequels")
-        )
-        rows = {str(row.pk): row for row in rows_qs}
+        rows = _locked_rows(campaign, {e.character_id for e in targets if e.character_id})
         old = rows_state.campaign_state(campaign, rows.values())
         changes, problems = _undo_plan(old, targets)
         if problems and not force:
