@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from campaign.permissions import can_roll_for, can_see_full_sheet, get_membership
 from characters import selectors, services
 from characters.actions import CheckForm
+from characters.models import Vital
 from rules.engine import RuleError
 
 
@@ -49,7 +50,9 @@ def sheet_response(request, membership, character, *, form=None, status=200):
         raise PermissionDenied
     campaign = membership.campaign
     may_roll = can_roll_for(membership, character)
-    if may_roll and form is None:
+    # Only the conscious act (R10–R16); the engine refuses the others' tests anyway.
+    conscious = character.vital in (Vital.UP, Vital.BORROWED_TIME)
+    if may_roll and conscious and form is None:
         form = PlayerCheckForm(campaign=campaign, character=character)
     return render(
         request,
@@ -58,7 +61,9 @@ def sheet_response(request, membership, character, *, form=None, status=200):
             "campaign": campaign,
             "membership": membership,
             "character": character,
-            "roll_form": form if may_roll else None,
+            # A refused roll keeps its form, to show why; otherwise only the conscious get one.
+            "roll_form": form if may_roll and (conscious or form is not None) else None,
+            "unconscious": may_roll and not conscious,
         },
         status=status,
     )

@@ -90,6 +90,15 @@ def test_r10_a_character_in_a_coma_cannot_roll_and_the_player_is_told(player_cli
     assert db_state() == before
 
 
+def test_r10_the_sheet_of_a_character_in_a_coma_offers_no_test(player_client, world):
+    put(world.pc, vital="coma", pv=-2)
+    response = player_client.get(reverse("character", args=[world.campaign.pk, world.pc.pk]))
+    assert response.status_code == 200
+    assert response.context["roll_form"] is None
+    assert 'data-testid="roll-form"' not in response.content.decode()
+    assert "ne peut pas faire de test dans cet état" in response.content.decode()
+
+
 def test_it_refuses_when_the_campaign_does_not_let_players_roll(player_client, world):
     world.campaign.players_roll = False
     world.campaign.save()
