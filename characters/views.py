@@ -154,11 +154,13 @@ def _after_action(request, membership, result):
 @login_required
 @require_GET
 def character_card(request, campaign_id, character_id):
-    """One card, for a live refresh: what this viewer may see of the character."""
+    """One card, for a live refresh: what this viewer may see of the character.
+
+    Every open card asks at once after a change, so this loads only the character's row;
+    its conditions, sequels and illness are read only when the card is not cached yet.
+    """
     membership = get_membership(request, campaign_id)
-    character = get_object_or_404(
-        selectors.characters_for_cards(membership.campaign), pk=character_id
-    )
+    character = get_object_or_404(Character, pk=character_id, campaign_id=campaign_id)
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
     return render(

@@ -14,7 +14,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
 from characters.actions import PARTY_ACTIONS
-from characters.selectors import card_for
+from characters.selectors import card_for, characters_for_cards
 from characters.texts import game_time as game_time_text
 
 register = template.Library()
@@ -60,12 +60,15 @@ def card_cache_key(c, campaign, membership, oob: bool) -> str:
 
 @register.simple_tag(takes_context=True)
 def render_card(context, character, oob=False):
-    """The card of `character` (a row with conditions, sequels and illness prefetched)."""
+    """The card of `character`: a row, best with conditions, sequels and illness prefetched
+    (the dashboard's rows are); a bare row is completed only when the card is not cached."""
     request = context["request"]
     campaign, membership = context["campaign"], context["membership"]
     key = card_cache_key(character, campaign, membership, oob)
     html = cache.get(key)
     if html is None:
+        if not hasattr(character, "_prefetched_objects_cache"):
+            character = characters_for_cards(campaign).get(pk=character.pk)
         html = render_to_string(
             "characters/_card.html",
             {
