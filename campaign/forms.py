@@ -61,6 +61,10 @@ class CampaignSettingsForm(forms.ModelForm):
             "players_roll",
             "default_roll_visibility",
             "party_visibility",
+            "coma_delay_minutes",
+            "automatic_wake_tries",
+            "poor_night_is_proper",
+            "morning_hour",
         ]
 
     def clean_stats(self):

@@ -77,6 +77,29 @@ class Campaign(models.Model):
         choices=PartyVisibility.choices,
         default=PartyVisibility.STATE,
     )
+    # The rest of RULES.md's Choices, with its defaults (rules.engine.Ruleset).
+    coma_delay_minutes = models.PositiveSmallIntegerField(
+        _("minutes of borrowed time before the coma"),
+        default=10,
+        validators=[MinValueValidator(1), MaxValueValidator(120)],
+        help_text=_("R10: after a passed Survie test at 0 PV; the end of the scene comes first."),
+    )
+    automatic_wake_tries = models.BooleanField(
+        _("the clock makes the hourly waking tries"),
+        default=True,
+        help_text=_("R13: off, the GM triggers each try by hand."),
+    )
+    poor_night_is_proper = models.BooleanField(
+        _("a full night of poor sleep ends sleep deprivation"),
+        default=False,
+        help_text=_("R31: by default only a proper night does."),
+    )
+    morning_hour = models.PositiveSmallIntegerField(
+        _("hour the morning starts"),
+        default=6,
+        validators=[MaxValueValidator(23)],
+        help_text=_("R30, R32: illness days count down then; half-days start then and 12 h later."),
+    )
 
     # R32: the game clock (in UTC, it is fiction), the scene, R18's hour-rest bookkeeping.
     clock = models.DateTimeField(_("game clock"), default=default_clock)

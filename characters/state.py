@@ -6,6 +6,7 @@ Only services call this, inside their transaction, on rows they have locked.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 
 from campaign.models import Campaign
 from characters.models import Character, Condition, Illness, Sequel
@@ -18,6 +19,10 @@ def ruleset_for(campaign: Campaign) -> engine.Ruleset:
         default_difficulty=campaign.default_difficulty,
         natural_extremes=campaign.natural_extremes,
         hour_rests_per_half_day=campaign.hour_rests_per_half_day,
+        coma_delay=timedelta(minutes=campaign.coma_delay_minutes),
+        automatic_wake_tries=campaign.automatic_wake_tries,
+        poor_night_is_proper=campaign.poor_night_is_proper,
+        morning_hour=campaign.morning_hour,
     )
 
 

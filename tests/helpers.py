@@ -99,6 +99,9 @@ def settings_data(campaign, **overrides) -> dict:
         "players_roll": "on",
         "default_roll_visibility": "everyone",
         "party_visibility": "state",
+        "coma_delay_minutes": "10",
+        "automatic_wake_tries": "on",
+        "morning_hour": "6",
     }
     data.update({key: str(value) for key, value in overrides.items()})
     return {key: value for key, value in data.items() if value != "False"}

@@ -22,6 +22,10 @@ def test_it_renames_the_campaign_and_saves_the_ruleset(gm_client, campaign):
         players_roll=False,
         default_roll_visibility="gm",
         party_visibility="bars",
+        coma_delay_minutes=15,
+        automatic_wake_tries=False,
+        poor_night_is_proper="on",
+        morning_hour=7,
     )
     response = gm_client.post(url, data)
     assert response.status_code == 302
@@ -35,6 +39,12 @@ def test_it_renames_the_campaign_and_saves_the_ruleset(gm_client, campaign):
     assert campaign.players_roll is False
     assert campaign.default_roll_visibility == "gm"
     assert campaign.party_visibility == "bars"
+    assert (
+        campaign.coma_delay_minutes,
+        campaign.automatic_wake_tries,
+        campaign.poor_night_is_proper,
+        campaign.morning_hour,
+    ) == (15, False, True, 7)
     # The confirmation is shown on the next page.
     assert len(list(gm_client.get(url).context["messages"])) == 1
 
@@ -50,6 +60,8 @@ BAD_SETTINGS = {
     "difficulty too high": ("default_difficulty", {"default_difficulty": "61"}),
     "negative hour rests": ("hour_rests_per_half_day", {"hour_rests_per_half_day": "-1"}),
     "unknown visibility": ("default_roll_visibility", {"default_roll_visibility": "all"}),
+    "no borrowed time": ("coma_delay_minutes", {"coma_delay_minutes": "0"}),
+    "morning at 24:00": ("morning_hour", {"morning_hour": "24"}),
 }
 
 

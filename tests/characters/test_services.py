@@ -927,3 +927,36 @@ def test_the_same_seed_gives_the_same_log(campaign, gm, pc, monkeypatch):
     second = run(campaign, gm, "check", {"stat": "VAI", "difficulty": "10"}, character=pc)
 
     assert first.entries[0].roll == second.entries[0].roll
+
+
+# ---------------------------------------------------------------------------------------------
+# The campaign's settings reach the engine (RULES.md: every Choice is a campaign setting)
+
+
+def test_r10_the_campaigns_coma_delay_sets_when_borrowed_time_ends(campaign, gm, pc):
+    Campaign.objects.filter(pk=campaign.pk).update(coma_delay_minutes=25)
+    run(campaign, gm, "damage", {"amount": "11", "ignores_pa": "on"}, character=pc, typed=[14])
+    assert reload(pc).coma_due == at(minutes=25)
+
+
+def test_r30_the_campaigns_morning_hour_decides_when_the_next_morning_is(campaign, gm, pc):
+    Campaign.objects.filter(pk=campaign.pk).update(morning_hour=9)
+    run(campaign, gm, "clock", {"to_morning": "on"})
+    # The clock starts at day 1, 08:00: with mornings at 09:00 the next one is an hour away.
+    assert Campaign.objects.get(pk=campaign.pk).clock == at(1)
+
+
+def test_r13_without_automatic_tries_the_clock_makes_no_waking_try(campaign, gm, pc):
+    Campaign.objects.filter(pk=campaign.pk).update(automatic_wake_tries=False)
+    put(pc, pv=1, vital="stabilised", stabilised_at=T0)
+    run(campaign, gm, "clock", {"minutes": "180"})
+    pc = reload(pc)
+    assert (pc.vital, pc.last_wake_try) == ("stabilised", None)
+    assert not AuditEntry.objects.filter(campaign=campaign, kind="roll").exists()
+
+
+def test_r31_a_poor_full_night_ends_sleep_deprivation_when_the_campaign_says_so(campaign, gm, pc):
+    Campaign.objects.filter(pk=campaign.pk).update(poor_night_is_proper=True)
+    put(pc, sleep_deprived=True)
+    run(campaign, gm, "night", {"hours": "8", "poor_quality": "on"})
+    assert reload(pc).sleep_deprived is False
