@@ -13,7 +13,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -29,6 +28,7 @@ from campaign.history_selectors import (
 from campaign.models import AuditEntry, PlaySession
 from campaign.permissions import get_gm_membership, get_membership
 from characters import services as character_services
+from characters.texts import current_language, rule_message
 from rules.engine import RuleError
 
 FORMATS = {
@@ -36,10 +36,6 @@ FORMATS = {
     "json": ("application/json; charset=utf-8", exports.as_json),
     "md": ("text/markdown; charset=utf-8", None),
 }
-
-
-def _lang() -> str:
-    return "en" if get_language() == "en" else "fr"
 
 
 @login_required
@@ -91,7 +87,7 @@ def history_export(request, campaign_id, fmt):
         return HttpResponse(errors, content_type="text/plain; charset=utf-8", status=400)
     entries = filtered_entries(membership, form.cleaned_data).order_by("-id")
     content_type, writer = FORMATS[fmt]
-    lang = _lang()
+    lang = current_language()
     if writer is None:
         title = _("History of %(name)s") % {"name": membership.campaign.name}
         body = exports.as_markdown(entries, lang, title)
@@ -110,7 +106,7 @@ def session_recap(request, campaign_id, session_id):
     session = get_object_or_404(PlaySession, pk=session_id, campaign_id=campaign_id)
     entries = session_entries(membership, session).iterator(chunk_size=exports.CHUNK)
     title = _("%(name)s: session recap") % {"name": membership.campaign.name}
-    text = exports.recap_markdown(session, entries, _lang(), title)
+    text = exports.recap_markdown(session, entries, current_language(), title)
     response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="recap-{session.pk}.md"'
     return response
@@ -149,11 +145,11 @@ def entry_undo(request, campaign_id, entry_id, whole_action=False):
             force=force,
         )
     except character_services.UndoConflict as conflict:
-        lang = _lang()
+        lang = current_language()
         context["problems"] = [getattr(p, lang) for p in conflict.problems]
         return render(request, "campaign/undo_conflict.html", context, status=409)
     except RuleError as error:
-        context["refusal"] = error.message_en if _lang() == "en" else error.message_fr
+        context["refusal"] = rule_message(error)
         return render(request, "campaign/undo_conflict.html", context, status=400)
     messages.success(
         request,

@@ -17,12 +17,12 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import (
-    GAME_EPOCH,
     AuditEntry,
     EntryKind,
     Membership,
     PartyVisibility,
     PlaySession,
+    game_day,
 )
 from campaign.visibility import visible_entries
 
@@ -155,8 +155,8 @@ def keyset_page(
     )
 
 
-def game_day(moment: datetime | None) -> int | None:
-    return None if moment is None else (moment - GAME_EPOCH).days + 1
+def day_of(moment: datetime | None) -> int | None:
+    return None if moment is None else game_day(moment)
 
 
 @dataclass
@@ -195,7 +195,7 @@ def group_entries(campaign_id: int, entries: list[AuditEntry]) -> list[SessionGr
         if not groups or groups[-1].session != session:
             groups.append(SessionGroup(session))
         days = groups[-1].days
-        day = game_day(entry.game_time)
+        day = day_of(entry.game_time)
         if not days or days[-1].day != day:
             days.append(DayGroup(day))
         days[-1].entries.append(entry)

@@ -17,6 +17,11 @@ def default_clock() -> datetime:
     return GAME_EPOCH + timedelta(hours=8)
 
 
+def game_day(moment: datetime) -> int:
+    """The day of the game a game-clock moment falls on, day 1 being the epoch's."""
+    return (moment - GAME_EPOCH).days + 1
+
+
 # R2: the seven statistics, in the chapter's order. The sequel table (R14) only touches the
 # first six; Médecine uses ESP. A campaign may add its own after them, never drop these.
 DEFAULT_STATS = ("ADR", "PUI", "INS", "PRE", "VAI", "SAV", "ESP")
@@ -117,10 +122,6 @@ class Campaign(models.Model):
 
     def clean(self):
         validate_stat_list(self.stats)
-
-    @property
-    def game_day(self) -> int:
-        return (self.clock - GAME_EPOCH).days + 1
 
 
 def validate_stat_list(stats) -> None:

@@ -34,8 +34,3 @@ def player_filter(membership: Membership) -> Q:
     if party == PartyVisibility.STATE:
         return public & (own | Q(kind="change", field__in=STATE_FIELDS))
     return public & own
-
-
-def can_see_entry(membership: Membership, entry: AuditEntry) -> bool:
-    """The same rule for one entry already loaded (live streams)."""
-    return visible_entries(membership).filter(pk=entry.pk).exists()

@@ -148,10 +148,6 @@ class Character(models.Model):
         if errors:
             raise ValidationError(errors)
 
-    def stat_rows(self) -> list[tuple[str, int]]:
-        """The campaign's stats in its order, 0 for a stat added after the character."""
-        return [(code, self.stats.get(code, 0)) for code in self.campaign.stats]
-
     @staticmethod
     def percent(value: int, maximum: int) -> int:
         if maximum <= 0:

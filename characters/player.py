@@ -10,7 +10,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
@@ -18,6 +17,7 @@ from campaign.permissions import can_roll_for, can_see_full_sheet, get_membershi
 from characters import selectors, services
 from characters.actions import CheckForm
 from characters.models import Vital
+from characters.texts import explanation, rule_message
 from rules.engine import RuleError
 
 
@@ -89,12 +89,10 @@ def character_roll(request, campaign_id, character_id):
                 typed=form.typed_dice(),
             )
         except RuleError as error:
-            lang_message = error.message_en if get_language() == "en" else error.message_fr
-            form.add_error(None, lang_message)
+            form.add_error(None, rule_message(error))
         else:
-            lang = "en" if get_language() == "en" else "fr"
-            for line in result.outcome.lines:
-                messages.info(request, f"{line.rule_id} · {getattr(line, lang)}", "roll")
+            for line in explanation(result.outcome):
+                messages.info(request, line, "roll")
             return redirect("character", membership.campaign_id, character.pk)
     # Rows may have changed since they were read: show the sheet as it stands.
     character = _character(membership, character_id)

@@ -43,10 +43,6 @@ class Card:
     url: str  # the sheet's URL; the card's other links hang below it
     action_links = ACTION_LINKS
 
-    @property
-    def pk(self) -> int:
-        return self.character.pk
-
 
 def characters_for_cards(campaign: Campaign):
     return (

@@ -31,14 +31,6 @@ class Result:
     entries: list[AuditEntry]
     character_ids: list[int]
 
-    @property
-    def explanation_fr(self) -> str:
-        return self.outcome.explanation_fr
-
-    @property
-    def explanation_en(self) -> str:
-        return self.outcome.explanation_en
-
 
 class UnusedTypedDice(engine.RuleError):
     """More dice were typed in than the action rolled: refused rather than silently dropped."""

@@ -8,8 +8,30 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from campaign.models import GAME_EPOCH
+from django.utils.translation import get_language
+
+from campaign.models import game_day
 from rules.engine import text as engine_text
+
+
+def current_language() -> str:
+    """ "en" or "fr": the engine and the log speak both; the page shows the viewer's."""
+    return "en" if get_language() == "en" else "fr"
+
+
+def in_language(fr: str, en: str) -> str:
+    return en if current_language() == "en" else fr
+
+
+def rule_message(error) -> str:
+    """A `rules.engine.RuleError`'s message in the viewer's language."""
+    return in_language(error.message_fr, error.message_en)
+
+
+def explanation(outcome) -> tuple[str, ...]:
+    """An engine Outcome's lines ("R10 · Isaure — Survie (VAI) : …") in the viewer's language."""
+    return outcome.explanation_lines(current_language())
+
 
 FIELD_NAMES = {
     "pv": ("PV", "PV"),
@@ -37,7 +59,7 @@ FIELD_NAMES = {
 
 
 def game_time(value: datetime) -> tuple[str, str]:
-    day = (value - GAME_EPOCH).days + 1
+    day = game_day(value)
     clock = value.strftime("%H:%M")
     return f"jour {day}, {clock}", f"day {day}, {clock}"
 

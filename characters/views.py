@@ -3,7 +3,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import reswap, retarget
@@ -14,6 +13,7 @@ from characters.actions import ACTIONS, PARTY_ACTIONS, CheckForm
 from characters.forms import CharacterForm
 from characters.models import Character
 from characters.state import character_state, ruleset_for
+from characters.texts import explanation, rule_message
 from rules import engine
 from rules.engine import RuleError
 
@@ -68,25 +68,17 @@ def character_sheet(request, campaign_id, character_id):
     return player.sheet_response(request, membership, character)
 
 
-def _dashboard_fragments(request, membership, result=None, character_ids=()):
+def _action_fragments(membership, result):
     """The pieces an action changes: the explanation, the cards it touched, the roll log."""
     campaign = membership.campaign
-    rows = selectors.characters_for_cards(campaign).filter(pk__in=list(character_ids))
+    rows = selectors.characters_for_cards(campaign).filter(pk__in=result.character_ids)
     return {
         "campaign": campaign,
         "membership": membership,
-        "result": result,
         "changed_characters": rows,
         "log_entries": selectors.latest_entries(membership),
-        "explanation": _explanation(result),
+        "explanation": explanation(result.outcome),
     }
-
-
-def _explanation(result) -> list[str]:
-    if result is None:
-        return []
-    lang = "en" if get_language() == "en" else "fr"
-    return [f"{line.rule_id} · {getattr(line, lang)}" for line in result.outcome.lines]
 
 
 @login_required
@@ -123,7 +115,7 @@ def _run_action(request, membership, spec, character=None):
                     visibility=form.cleaned_data["visibility"],
                 )
             except RuleError as error:
-                form.add_error(None, _rule_message(error))
+                form.add_error(None, rule_message(error))
             else:
                 return _after_action(request, membership, result)
         return _action_form_response(request, context, status=400)
@@ -144,9 +136,9 @@ def _action_form_response(request, context, status=200):
 
 def _after_action(request, membership, result):
     if request.htmx:
-        context = _dashboard_fragments(request, membership, result, result.character_ids)
+        context = _action_fragments(membership, result)
         return render(request, "campaign/_action_result.html", context)
-    for line in _explanation(result):
+    for line in explanation(result.outcome):
         messages.info(request, line)
     return redirect("campaign", membership.campaign_id)
 
@@ -201,7 +193,3 @@ def party_action(request, campaign_id, action):
     if spec is None:
         raise Http404
     return _run_action(request, membership, spec)
-
-
-def _rule_message(error: RuleError) -> str:
-    return error.message_en if get_language() == "en" else error.message_fr

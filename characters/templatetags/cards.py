@@ -16,6 +16,7 @@ from django.utils.translation import get_language
 from characters.actions import PARTY_ACTIONS
 from characters.selectors import card_for, characters_for_cards
 from characters.texts import game_time as game_time_text
+from characters.texts import in_language
 
 register = template.Library()
 
@@ -34,8 +35,7 @@ def game_time(value):
     """ "jour 3, 14:20" from a game-clock datetime (stored in UTC: it is fiction, not Paris)."""
     if not value:
         return ""
-    fr, en = game_time_text(value)
-    return en if get_language() == "en" else fr
+    return in_language(*game_time_text(value))
 
 
 def card_cache_key(c, campaign, membership, oob: bool) -> str:

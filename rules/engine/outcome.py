@@ -68,16 +68,17 @@ class Outcome:
     def character(self, key: str) -> CharacterState:
         return self.state.character(key)
 
-    def _explain(self, lang: str) -> str:
-        return "\n".join(f"{line.rule_id} · {getattr(line, lang)}" for line in self.lines)
+    def explanation_lines(self, lang: str) -> tuple[str, ...]:
+        """Each line as "R10 · …", in `lang` ("fr" or "en")."""
+        return tuple(f"{line.rule_id} · {getattr(line, lang)}" for line in self.lines)
 
     @property
     def explanation_fr(self) -> str:
-        return self._explain("fr")
+        return "\n".join(self.explanation_lines("fr"))
 
     @property
     def explanation_en(self) -> str:
-        return self._explain("en")
+        return "\n".join(self.explanation_lines("en"))
 
 
 def replay(state: CampaignState, changes: tuple[Change, ...] | list[Change]) -> CampaignState:

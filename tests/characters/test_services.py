@@ -61,7 +61,7 @@ def test_r3_damage_minus_pa(campaign, gm, pc):
     )
     assert (entry.character_name, entry.game_time, entry.visibility) == ("Isaure", T0, "everyone")
     assert entry.text_fr == "R3 · PV : 11 → 8"
-    assert result.explanation_fr == "R3 · Isaure — 5 dégâts − 2 PA = 3 ; PV 11 → 8"
+    assert result.outcome.explanation_fr == "R3 · Isaure — 5 dégâts − 2 PA = 3 ; PV 11 → 8"
 
 
 def test_r3_damage_ignoring_pa(campaign, gm, pc):
