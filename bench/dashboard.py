@@ -7,7 +7,7 @@ points there) and drops it at the end.
 The floor is a bare view behind the same middleware that loads the session and the user and
 returns as many bytes as the dashboard did. Each figure is the median / p95 of REQUESTS
 requests through Django's test client in this one process. Cards are cached per character
-version (characters/templatetags/cards.py), so the dashboard is measured warm (cards
+version (characters/cards.py), so the dashboard is measured warm (cards
 unchanged since the last view, the usual reload) and cold (cache emptied before every
 request, as if every character had just changed). The last line is the headline: the warm
 dashboard's median over the floor's median at 30 characters.

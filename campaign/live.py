@@ -14,7 +14,7 @@ Writers call `publish` inside their transaction (characters/services.py). Stream
   broadcaster through `transaction.on_commit`.
 
 Events carry only ids; the stream decides per viewer what they may know (campaign.visibility)
-and each card refetches its own partial through the viewer's permissions.
+and renders the cards that viewer's page shows, through the viewer's permissions.
 """
 
 from __future__ import annotations

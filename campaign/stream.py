@@ -1,10 +1,23 @@
 """The live stream of a campaign: Server-Sent Events from an async view, and a polling fallback.
 
-Each event says which characters changed and at which log id, nothing more:
+Each event says which characters changed and at which log id:
 
     id: 1234
     event: change
-    data: {"characters": [3, 7], "log_id": 1234}
+    data: {"characters": [3, 7], "log_id": 1234, "cards": [3]}
+
+`cards` names the cards among them that the page said it shows (`?cards=3,9`) and that this
+viewer may see in full: their new HTML follows in a message of its own, as soon as it is
+rendered, so that rendering never delays the announcement:
+
+    event: cards
+    data: {"log_id": 1234, "cards": {"3": "<article id=\"character-3\" …"}}
+
+That HTML is what the card's own URL would return to this viewer (the same permission check,
+with the membership re-read at the event, and the same cached HTML: characters/cards.py). A
+change thus costs each process one read per viewer, not one request per open card. Every other
+element (a player's rows of the party) and every change a stream catches up on after a
+reconnection come as ids only, and the page refetches them through the viewer's permissions.
 
 The id is the last audit entry of the batch that made the change. What a viewer is told goes
 through campaign.visibility: a batch is announced to a viewer only with the characters of the
@@ -29,36 +42,82 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
 from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Max
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.middleware.csrf import get_token
+from django.urls import get_script_prefix, set_script_prefix
+from django.utils import translation
+from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
 from campaign import live
 from campaign.models import AuditEntry, Membership
-from campaign.permissions import get_membership
+from campaign.permissions import can_see_full_sheet, get_membership
 from campaign.visibility import visible_entries
+from characters.cards import CSRF_PLACEHOLDER, card_html, csrf_input
+from characters.models import Character
 
 READ_THREADS = 4  # threads (so database connections) that every stream of a process shares
 HEARTBEAT = 15.0  # seconds between comment lines, so proxies and phones keep the stream open
 RETRY_MS = 2000  # how long EventSource waits before reconnecting
+MAX_CARDS = 1000  # card ids a page may name
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a stream's page shows: the cards it wants pushed, in its language and prefix."""
+
+    cards: frozenset[int] = frozenset()
+    language: str = settings.LANGUAGE_CODE
+    script_prefix: str = "/"
+
+
+NOTHING_SHOWN = Shown()
 
 
 @dataclass(frozen=True)
 class Change:
     log_id: int
     characters: tuple[int, ...]
+    cards: tuple[int, ...] = ()  # those whose HTML follows (`CardsMessage`)
 
     def as_dict(self) -> dict:
-        return {"characters": list(self.characters), "log_id": self.log_id}
+        data = {"characters": list(self.characters), "log_id": self.log_id}
+        if self.cards:
+            data["cards"] = list(self.cards)
+        return data
 
+    @cached_property
     def sse(self) -> bytes:
+        """The event's bytes: serialised once, whatever the number of streams it goes to."""
         data = json.dumps(self.as_dict(), separators=(",", ":"))
         return f"id: {self.log_id}\nevent: change\ndata: {data}\n\n".encode()
+
+
+@dataclass(frozen=True)
+class CardsMessage:
+    """The new HTML of the cards a change announced, with CSRF_PLACEHOLDER where each stream
+    puts its own token. Serialised once, whatever the number of streams it goes to."""
+
+    log_id: int
+    html: dict[int, str]
+
+    @cached_property
+    def data(self) -> str:
+        cards = {str(pk): html for pk, html in self.html.items()}
+        # The placeholder is plain ASCII: JSON keeps it as it is.
+        return json.dumps({"log_id": self.log_id, "cards": cards}, separators=(",", ":"))
+
+    def sse(self, token_input: str) -> bytes:
+        data = self.data.replace(CSRF_PLACEHOLDER, json.dumps(token_input)[1:-1])
+        return f"event: cards\ndata: {data}\n\n".encode()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -146,9 +205,10 @@ def missed_changes(membership: Membership, after: int) -> tuple[list[Change], in
     return changes, head
 
 
-def _visible_characters(campaign_id: int, user_id: int, log_id: int):
-    """The characters of the batch ending at `log_id` this user may see now; None if they are
-    no longer a member (their stream ends)."""
+def _visible_change(campaign_id: int, user_id: int, log_id: int, shown: Shown):
+    """The batch ending at `log_id` as this user may see it now, and their membership: the
+    characters they may know changed, and the cards of those that the page shows and they may
+    see in full. None if they are no longer a member (their stream ends)."""
     membership = (
         Membership.objects.select_related("campaign")
         .filter(campaign_id=campaign_id, user_id=user_id)
@@ -157,34 +217,62 @@ def _visible_characters(campaign_id: int, user_id: int, log_id: int):
     if membership is None:
         return None
     batch = AuditEntry.objects.filter(pk=log_id, campaign_id=campaign_id).values("batch")
-    ids = (
+    owners = dict(
         visible_entries(membership)
         .filter(batch__in=batch, character__isnull=False)
-        .values_list("character_id", flat=True)
+        .values_list("character_id", "character__owner_id")
     )
-    return tuple(sorted(set(ids)))
+    cards = (
+        pk
+        for pk, owner_id in owners.items()
+        if pk in shown.cards and can_see_full_sheet(membership, Character(owner_id=owner_id))
+    )
+    return Change(log_id, tuple(sorted(owners)), tuple(sorted(cards))), membership
 
 
-# One read per event and per viewer in this process, however many streams that viewer has open
-# (a GM with the dashboard in three tabs, or the benchmark's hundreds of clients).
+def _cards_message(membership: Membership, change: Change, shown: Shown) -> CardsMessage:
+    """The HTML of the cards `change` announced, rendered for this member."""
+    # Bare rows: card_html reads the rest only when the card is not cached yet.
+    rows = Character.objects.filter(campaign_id=membership.campaign_id, pk__in=change.cards)
+    set_script_prefix(shown.script_prefix)  # the cards' links, as the page has them
+    with translation.override(shown.language):
+        html = {
+            character.pk: card_html(character, campaign=membership.campaign, membership=membership)
+            for character in rows
+        }
+    return CardsMessage(change.log_id, html)
+
+
+# One read per event, viewer and kind of page in this process, however many streams that viewer
+# has open (a GM with the dashboard in three tabs, or the benchmark's hundreds of clients).
 _memo: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OrderedDict] = (
     weakref.WeakKeyDictionary()
 )
 _MEMO_SIZE = 512
 
 
-async def visible_characters(event: live.Event, user_id: int):
-    loop = asyncio.get_running_loop()
-    memo = _memo.setdefault(loop, OrderedDict())
-    key = (event.campaign_id, event.log_id, user_id)
+async def _once(key, function, *args):
+    """`read(function, *args)`, shared by every stream of this process asking for `key`."""
+    memo = _memo.setdefault(asyncio.get_running_loop(), OrderedDict())
     future = memo.get(key)
     if future is None:
-        future = memo[key] = asyncio.ensure_future(
-            read(_visible_characters, event.campaign_id, user_id, event.log_id)
-        )
+        future = memo[key] = asyncio.ensure_future(read(function, *args))
         while len(memo) > _MEMO_SIZE:
             memo.popitem(last=False)
     return await asyncio.shield(future)
+
+
+async def visible_change(event: live.Event, user_id: int, shown: Shown):
+    key = (event.campaign_id, event.log_id, user_id, shown)
+    return await _once(key, _visible_change, event.campaign_id, user_id, event.log_id, shown)
+
+
+async def cards_message(event: live.Event, user_id: int, shown: Shown, change, membership):
+    # Every stream of this process announces the change first: rendering holds the GIL for
+    # milliseconds, and the streams woken with this one are queued behind it by now.
+    await asyncio.sleep(0)
+    key = (event.campaign_id, event.log_id, user_id, shown, "cards")
+    return await _once(key, _cards_message, membership, change, shown)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,9 +280,15 @@ async def visible_characters(event: live.Event, user_id: int):
 
 
 async def change_stream(
-    membership: Membership, after: int | None, *, heartbeat: float = HEARTBEAT
+    membership: Membership,
+    after: int | None,
+    *,
+    shown: Shown = NOTHING_SHOWN,
+    token_input: str = "",
+    heartbeat: float = HEARTBEAT,
 ) -> AsyncIterator[bytes]:
-    """The SSE body: what was missed after `after` (None: nothing), then live changes."""
+    """The SSE body: what was missed after `after` (None: nothing), then live changes, with
+    the cards `shown` says the page shows (`token_input`: this viewer's CSRF field for them)."""
     campaign_id, user_id = membership.campaign_id, membership.user_id
     queue = await live.subscribe(campaign_id)
     try:
@@ -206,7 +300,7 @@ async def change_stream(
         # The first bytes tell the client (and the tests) that the stream is live.
         yield f"retry: {RETRY_MS}\n: live\n\n".encode()
         for change in changes:
-            yield change.sse()
+            yield change.sse
         while True:
             try:
                 item = await asyncio.wait_for(queue.get(), heartbeat)
@@ -216,17 +310,21 @@ async def change_stream(
             if item is live.RESYNC:
                 changes, head = await read(missed_changes, membership, position)
                 for change in changes:
-                    yield change.sse()
+                    yield change.sse
                 position = max(position, head)
                 continue
             if item.log_id <= position:
                 continue  # already read from the log
-            characters = await visible_characters(item, user_id)
-            if characters is None:
+            seen = await visible_change(item, user_id, shown)
+            if seen is None:
                 return  # removed from the campaign: nothing more for them
+            change, member = seen
             position = item.log_id
-            if characters:
-                yield Change(item.log_id, characters).sse()
+            if change.characters:
+                yield change.sse
+            if change.cards:
+                message = await cards_message(item, user_id, shown, change, member)
+                yield message.sse(token_input)
     finally:
         live.unsubscribe(campaign_id, queue)
 
@@ -244,6 +342,17 @@ def _after(request) -> int | None:
     page was rendered at (`?after=`)."""
     last = _parse_id(request.headers.get("Last-Event-ID"))
     return last if last is not None else _parse_id(request.GET.get("after"))
+
+
+def _shown(request) -> Shown:
+    """What the page shows (`?cards=3,9`: its cards), in which language, under which prefix.
+    Anything that is not an id is ignored: this only saves refetches."""
+    ids = (_parse_id(part) for part in request.GET.get("cards", "").split(",")[:MAX_CARDS])
+    return Shown(
+        cards=frozenset(i for i in ids if i is not None),
+        language=get_language(),
+        script_prefix=get_script_prefix(),
+    )
 
 
 @require_GET
@@ -265,9 +374,13 @@ async def events(request, campaign_id: int):
         # A WSGI server would hold a thread per stream forever: tell EventSource to stop (204
         # ends it for good); the page falls back to polling.
         return HttpResponse(status=204)
-    response = StreamingHttpResponse(
-        change_stream(membership, _after(request)), content_type="text/event-stream"
+    stream = change_stream(
+        membership,
+        _after(request),
+        shown=_shown(request),
+        token_input=csrf_input(get_token(request)),
     )
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
     return response

@@ -1,6 +1,9 @@
 // Live updates (campaign/stream.py): every card on the page follows its character.
-// The stream names the characters that changed; each card refetches its own partial through
-// htmx, so what it shows always goes through the viewer's permissions.
+// The stream names the characters that changed, and which of the cards this page said it
+// shows it will bring right after, rendered for this viewer as the card's own URL would.
+// Anything else (a party row, a change caught up on after a reconnection, a card whose HTML
+// does not come) refetches its own partial through htmx, so what a viewer sees always goes
+// through their permissions.
 (function () {
   "use strict";
   var root = document.getElementById("live");
@@ -12,6 +15,7 @@
   var POLL_EVERY_MS = 4000;
   var RETRY_STREAM_EVERY_MS = 30000;
   var HIGHLIGHT_MS = 2500;
+  var CARD_WAIT_MS = 3000; // how long an announced card may take before it is refetched
 
   var lastId = root.dataset.after || "";
   var failures = 0;
@@ -19,6 +23,7 @@
   var pollTimer = null;
   var retryTimer = null;
   var pending = {}; // character id -> true while its refetch, started by an event, is on its way
+  var coming = {}; // character id -> the timer that refetches it if its announced HTML is late
   var text = root.querySelector("[data-live-text]");
   var announcer = document.getElementById("live-announcer");
 
@@ -33,9 +38,59 @@
     return v === null || v === undefined || v === "" ? null : parseInt(v, 10);
   }
 
-  // A change: refetch every card of those characters on this page.
+  // The cards whose new HTML the stream may bring: those with a partial of their own.
+  function shownCards() {
+    var ids = [];
+    document.querySelectorAll("[id^='character-'][hx-get]").forEach(function (card) {
+      var match = /^character-(\d+)$/.exec(card.id);
+      if (match) ids.push(match[1]);
+    });
+    return ids.join(",");
+  }
+
+  // A change: wait for the cards the stream announced, refetch the rest.
   function changed(data) {
-    (data.characters || []).forEach(function (id) { refresh(id); });
+    var announced = data.cards || [];
+    (data.characters || []).forEach(function (id) {
+      if (announced.indexOf(id) < 0 || !document.getElementById("character-" + id)) {
+        refresh(id);
+        return;
+      }
+      window.clearTimeout(coming[id]);
+      coming[id] = window.setTimeout(function () { delete coming[id]; refresh(id); }, CARD_WAIT_MS);
+      if (document.getElementById("party-" + id)) refetchFromPage("party-" + id);
+    });
+  }
+
+  // The announced cards' HTML.
+  function arrived(data) {
+    Object.keys(data.cards || {}).forEach(function (key) {
+      var id = parseInt(key, 10);
+      window.clearTimeout(coming[id]);
+      delete coming[id];
+      if (!place(id, data.cards[key])) refresh(id);
+    });
+  }
+
+  // A card's new HTML from the stream, with the same care as a refetched one (below). False
+  // when it does not fit this page: the card is then refetched.
+  function place(id, html) {
+    var card = document.getElementById("character-" + id);
+    if (!card) return false;
+    var tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    var incoming = tpl.content.firstElementChild;
+    if (!incoming || incoming.id !== card.id) return false;
+    var mine = version(card), theirs = version(incoming);
+    if (mine !== null && theirs !== null && theirs <= mine) return true; // nothing new here
+    if (card.querySelector(".htmx-request")) {
+      window.setTimeout(function () { refresh(id); }, 300); // see htmx:beforeSwap
+      return true;
+    }
+    pending[id] = true;
+    keepTyping(card);
+    htmx.swap(card, html, { swapStyle: "outerHTML" });
+    return true;
   }
 
   function refresh(id) {
@@ -171,7 +226,11 @@
   // --- The stream -------------------------------------------------------------------------
   function connect() {
     if (source) source.close();
-    var url = root.dataset.stream + (lastId ? "?after=" + encodeURIComponent(lastId) : "");
+    var query = [];
+    var cards = shownCards();
+    if (cards) query.push("cards=" + cards);
+    if (lastId) query.push("after=" + encodeURIComponent(lastId));
+    var url = root.dataset.stream + (query.length ? "?" + query.join("&") : "");
     source = new EventSource(url);
     source.addEventListener("open", function () {
       failures = 0;
@@ -182,6 +241,7 @@
     source.addEventListener("change", function (evt) {
       receive(evt.lastEventId, JSON.parse(evt.data));
     });
+    source.addEventListener("cards", function (evt) { arrived(JSON.parse(evt.data)); });
     source.addEventListener("error", function () {
       failures += 1;
       delete root.dataset.connected;

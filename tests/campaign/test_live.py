@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -48,7 +49,7 @@ def play(scenario):
 
 
 def parse(chunk: bytes) -> dict | None:
-    """One SSE event as {"id", "event", "data"}; None for comments (heartbeats, preamble)."""
+    """One SSE message as {"id", "event", "data"}; None for comments (heartbeats, preamble)."""
     fields: dict = {}
     for line in chunk.decode().splitlines():
         if not line or line.startswith(":"):
@@ -57,7 +58,8 @@ def parse(chunk: bytes) -> dict | None:
         fields[name] = value
     if "data" not in fields:
         return None
-    return {"id": int(fields["id"]), "event": fields["event"], "data": json.loads(fields["data"])}
+    event_id = int(fields["id"]) if "id" in fields else None  # a `cards` message has none
+    return {"id": event_id, "event": fields["event"], "data": json.loads(fields["data"])}
 
 
 class Reader:
@@ -418,6 +420,160 @@ def test_the_notification_is_sent_by_the_writing_transaction(world):
         result = await sync_to_async(commit_later)(gate)
         assert (await reader.event())["id"] == result.entries[-1].pk
         await reader.close()
+
+    play(scenario)
+
+
+# ---------------------------------------------------------------------------------------------
+# The cards a page shows come with the event, rendered as their own URL renders them
+
+TOKEN = '<input type="hidden" name="csrfmiddlewaretoken" value="stream-token">'
+CSRF_FIELD = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value="[^"]*">')
+
+
+def fetched_card(client, campaign, character) -> str:
+    """The card as live.js would refetch it, CSRF field removed."""
+    response = client.get(
+        f"/c/{campaign.pk}/characters/{character.pk}/card/", HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    return CSRF_FIELD.sub("", response.content.decode()).strip()
+
+
+def test_a_change_announces_the_cards_the_page_shows_and_their_html_follows(world, gm_client):
+    shown = stream.Shown(cards=frozenset({world.pc.pk, world.npc.pk}))
+    messages = []
+
+    async def scenario():
+        reader = await open_stream(world.gm_membership, shown=shown, token_input=TOKEN)
+        result = await adamage(world.campaign, world.gm, world.pc, 5)
+        messages.extend(await reader.events(2))
+        await reader.silence()
+        await reader.close()
+        messages.append(result.entries[-1].pk)
+
+    play(scenario)
+    change, cards, log_id = messages
+    # The NPC did not change: the announcement names the PC's card only.
+    assert change == {
+        "id": log_id,
+        "event": "change",
+        "data": {"characters": [world.pc.pk], "log_id": log_id, "cards": [world.pc.pk]},
+    }
+    assert (cards["id"], cards["event"], cards["data"]["log_id"]) == (None, "cards", log_id)
+    assert list(cards["data"]["cards"]) == [str(world.pc.pk)]
+    card = cards["data"]["cards"][str(world.pc.pk)]
+    world.pc.refresh_from_db()
+    assert f'id="character-{world.pc.pk}" data-version="{world.pc.version}"' in card
+    assert f"{world.pc.pv} / {world.pc.pv_max}" in card
+    # This stream's CSRF field, never the cache's placeholder; the GM's quick actions are there.
+    assert TOKEN in card and "placeholder" not in card
+    assert "act/damage/" in card
+    # Exactly what the card's own URL returns to the GM.
+    assert CSRF_FIELD.sub("", card).strip() == fetched_card(gm_client, world.campaign, world.pc)
+
+
+def test_a_change_brings_no_card_the_page_does_not_show(world):
+    async def scenario():
+        reader = await open_stream(
+            world.gm_membership, shown=stream.Shown(cards=frozenset({world.npc.pk}))
+        )
+        await adamage(world.campaign, world.gm, world.pc)
+        event = await reader.event()
+        assert event["data"]["characters"] == [world.pc.pk]
+        assert "cards" not in event["data"]  # the page refetches what it shows, if anything
+        await reader.silence()
+        await reader.close()
+
+    play(scenario)
+
+
+def test_a_players_stream_brings_only_their_own_cards_as_they_see_them(world, player_client):
+    """Under BARS the player hears that another PC or an NPC changed (public entries), but gets
+    only their own full card: the others' cards, asked for, never come."""
+    world.campaign.party_visibility = PartyVisibility.BARS
+    world.campaign.save()
+    everyone = frozenset({world.pc.pk, world.other_pc.pk, world.npc.pk})
+    messages = []
+
+    async def scenario():
+        player = await open_stream(world.player_membership, shown=stream.Shown(cards=everyone))
+        await adamage(world.campaign, world.gm, world.other_pc)
+        messages.append(await player.event())
+        await adamage(world.campaign, world.gm, world.npc)  # BARS: public entries are public
+        messages.append(await player.event())
+        await adamage(world.campaign, world.gm, world.pc)
+        messages.extend(await player.events(2))
+        await player.silence()
+        await player.close()
+
+    play(scenario)
+    other, npc, own, cards = messages
+    assert other["data"] == {"characters": [world.other_pc.pk], "log_id": other["id"]}
+    assert npc["data"] == {"characters": [world.npc.pk], "log_id": npc["id"]}
+    assert own["data"]["cards"] == [world.pc.pk]
+    assert list(cards["data"]["cards"]) == [str(world.pc.pk)]
+    card = cards["data"]["cards"][str(world.pc.pk)]
+    assert "act/damage/" not in card  # no GM controls in a player's card
+    assert CSRF_FIELD.sub("", card).strip() == fetched_card(player_client, world.campaign, world.pc)
+
+
+def test_a_card_comes_in_the_language_of_the_stream(world):
+    async def scenario():
+        cards = frozenset({world.pc.pk})
+        english = await open_stream(
+            world.gm_membership, shown=stream.Shown(cards=cards, language="en")
+        )
+        french = await open_stream(world.gm_membership, shown=stream.Shown(cards=cards))
+        await adamage(world.campaign, world.gm, world.pc, 5)
+        _, in_english = await english.events(2)
+        _, in_french = await french.events(2)
+        card_en = in_english["data"]["cards"][str(world.pc.pk)]
+        card_fr = in_french["data"]["cards"][str(world.pc.pk)]
+        assert "Damage" in card_en and "Dégâts" not in card_en
+        assert "Dégâts" in card_fr
+        await english.close()
+        await french.close()
+
+    play(scenario)
+
+
+def test_a_stream_catching_up_sends_ids_only_and_the_page_refetches(world):
+    result = damage(world.campaign, world.gm, world.pc)
+
+    async def scenario():
+        reader = await open_stream(
+            world.gm_membership,
+            after=result.entries[0].pk - 1,
+            shown=stream.Shown(cards=frozenset({world.pc.pk})),
+        )
+        event = await reader.event()
+        assert event["data"] == {"characters": [world.pc.pk], "log_id": result.entries[-1].pk}
+        await reader.close()
+
+    play(scenario)
+
+
+def test_the_stream_view_reads_the_cards_the_page_shows(world):
+    url = f"/c/{world.campaign.pk}/events/?cards={world.pc.pk},junk,-4,,{world.npc.pk}"
+
+    async def scenario():
+        client = AsyncClient()
+        await client.aforce_login(world.gm)
+        response = await client.get(url)
+        reader = await Reader(response._iterator).live()
+        await adamage(world.campaign, world.gm, world.pc)
+        await adamage(world.campaign, world.gm, world.npc)
+        messages = await reader.events(4)
+        await reader.close()
+        assert [m["event"] for m in messages] == ["change", "cards", "change", "cards"]
+        assert list(messages[1]["data"]["cards"]) == [str(world.pc.pk)]
+        assert list(messages[3]["data"]["cards"]) == [str(world.npc.pk)]
+        token = re.search(
+            r'name="csrfmiddlewaretoken" value="(\w+)"',
+            messages[1]["data"]["cards"][str(world.pc.pk)],
+        )
+        assert token and len(token.group(1)) == 64  # a masked token, as get_token gives
 
     play(scenario)
 

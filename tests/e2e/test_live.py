@@ -157,6 +157,8 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
     player_context, sheet = _login(browser, player_url, "alice", console_errors)
     sheet.goto(f"{player_url}/c/{cid}/characters/{pk}/")
     sheet.evaluate("window.__no_reload = 'still here'")
+    card_requests = []
+    sheet.on("request", lambda r: card_requests.append(r.url) if r.url.endswith("/card/") else 0)
     expect(sheet.locator("#live")).to_have_attribute("data-connected", "stream")
     card = sheet.locator(f"#character-{pk}")
     pv, flux = _vitals(world.db, pk)
@@ -165,6 +167,10 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
     gm_context, dashboard = _login(browser, gm_url, "mj", console_errors)
     dashboard.goto(f"{gm_url}/c/{cid}/")
     gm_card = dashboard.locator(f"#character-{pk}")
+    second = console_errors(gm_context.new_page())
+    second.goto(f"{gm_url}/c/{cid}/")
+    expect(second.locator("#live")).to_have_attribute("data-connected", "stream")
+    second_card = second.locator(f"#character-{pk}")
 
     def gm_acts(button: str, amount: str) -> tuple[str, str]:
         before = _vitals(world.db, pk)
@@ -182,12 +188,25 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
     expect(card.locator("[data-testid=pv]")).to_have_text(pv)
     expect(card).to_have_class("card vital-up live-changed")
     expect(sheet.locator("#live-announcer")).to_contain_text("Aveline")
+    # The stream brought the card's HTML: the sheet did not have to ask for it.
+    assert card_requests == []
+
+    # A second dashboard of the GM's got the card from the stream too, and its form works
+    # (the pushed HTML carries that page's CSRF token).
+    expect(second_card.locator("[data-testid=pv]")).to_have_text(pv)
+    before = _vitals(world.db, pk)
+    second_card.locator("input[name=amount]").fill("4")
+    second_card.get_by_role("button", name="Dégâts", exact=True).click()
+    expect(second_card.locator("[data-testid=pv]")).not_to_have_text(pv)
+    pv, flux = _vitals(world.db, pk)
+    assert (pv, flux) != before
+    expect(card.locator("[data-testid=pv]")).to_have_text(pv)
 
     assert console_errors.errors == []
 
     # Offline: what the GM does meanwhile shows once the phone is back. (Chromium's offline
-    # mode keeps the open stream, so the events arrive and the cards' refetches fail: they
-    # are retried until they land.)
+    # mode may keep the open stream; whatever does not arrive through it is refetched, and
+    # failed refetches are retried until they land.)
     player_context.set_offline(True)
     pv, _ = gm_acts("Dégâts", "4")
     _, flux = gm_acts("−Flux", "2")
@@ -204,10 +223,13 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
     expect(sheet.locator("#live [role=status]")).to_contain_text("Mises à jour en direct")
     pv, _ = gm_acts("Dégâts", "3")
     _, flux = gm_acts("−Flux", "1")
+    card_requests.clear()
     world.start(1)
     expect(card.locator("[data-testid=pv]")).to_have_text(pv, timeout=20_000)
     expect(card.locator("[data-testid=flux]")).to_have_text(flux, timeout=20_000)
     expect(sheet.locator("#live")).to_have_attribute("data-state", "ok")
+    # Caught up from the log (ids only): the card refetched its own partial.
+    assert card_requests != []
     assert sheet.evaluate("window.__no_reload") == "still here"
     sheet.screenshot(path=artifacts / "live-sheet-after-reconnect.png", full_page=True)
     gm_context.close()
