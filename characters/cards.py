@@ -2,7 +2,9 @@
 
 A card's HTML depends only on its character's rows (whose `version` changes with every
 write), the campaign's settings shown on it, the viewer's role and language. It is cached
-under those, without the CSRF token, which is put in per request (or per live stream).
+under those, without the CSRF token, which is put in per request (or per live stream), and
+without the out-of-band mark of an action's response: the card an action just changed is then
+cached for the live stream's push of the same version.
 """
 
 from django.core.cache import cache
@@ -13,10 +15,12 @@ from django.utils.translation import get_language
 from characters.selectors import card_for, characters_for_cards
 
 CSRF_PLACEHOLDER = "__csrf_token_placeholder__"
+OOB_PLACEHOLDER = "__oob_placeholder__"
+OOB_ATTRIBUTE = ' hx-swap-oob="true"'
 CARD_TTL = 24 * 60 * 60
 
 
-def card_cache_key(c, campaign, membership, oob: bool) -> str:
+def card_cache_key(c, campaign, membership) -> str:
     return ":".join(
         map(
             str,
@@ -30,7 +34,6 @@ def card_cache_key(c, campaign, membership, oob: bool) -> str:
                 "gm" if membership.is_gm else "player",
                 ",".join(campaign.stats),
                 campaign.default_roll_visibility,
-                int(oob),
             ),
         )
     )
@@ -41,9 +44,10 @@ def card_html(character, *, campaign, membership, oob=False) -> str:
 
     `character` is a row, best with conditions, sequels and illness prefetched (the
     dashboard's rows are); a bare row is completed only when the card is not cached. The
-    live stream pushes this same HTML (campaign/stream.py).
+    live stream pushes this same HTML (campaign/stream.py). `oob`: marked for an out-of-band
+    swap (htmx), as an action's response sends it.
     """
-    key = card_cache_key(character, campaign, membership, oob)
+    key = card_cache_key(character, campaign, membership)
     html = cache.get(key)
     if html is None:
         if not hasattr(character, "_prefetched_objects_cache"):
@@ -54,13 +58,13 @@ def card_html(character, *, campaign, membership, oob=False) -> str:
                 "card": card_for(character, campaign),
                 "campaign": campaign,
                 "membership": membership,
-                "oob": oob,
+                "oob_attribute": OOB_PLACEHOLDER,
                 "csrf_input": CSRF_PLACEHOLDER,
                 "LANGUAGE_CODE": get_language(),
             },
         )
         cache.set(key, html, CARD_TTL)
-    return html
+    return html.replace(OOB_PLACEHOLDER, OOB_ATTRIBUTE if oob else "", 1)
 
 
 def csrf_input(token: str) -> str:

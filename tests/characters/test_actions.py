@@ -18,6 +18,7 @@ from django.utils.html import escape
 
 from campaign.models import AuditEntry, Campaign
 from characters.actions import ACTIONS, PARTY_ACTIONS
+from characters.cards import OOB_PLACEHOLDER, card_html
 from characters.models import Character, Condition, Illness, Sequel
 from tests.characters.play import T0, put, run
 from tests.helpers import assert_form_error, db_state
@@ -208,6 +209,23 @@ def test_it_answers_htmx_with_the_explanation_and_the_changed_cards(gm_client, w
     assert {card.pk for card in response.context["changed_characters"]} == changed
     assert re.search(r'id="roll-log"[^>]*hx-swap-oob="true"', content)
     assert re.search(r'id="party-bar"[^>]*hx-swap-oob="true"', content)
+
+
+def test_the_card_an_action_sends_is_cached_for_the_live_streams_push(gm_client, world):
+    """The response's out-of-band card and the stream's card are one cached render."""
+    url = f"/c/{world.campaign.pk}/characters/{world.pc.pk}/act/damage/"
+    response = gm_client.post(url, {"amount": "5", "visibility": "everyone"}, **HTMX)
+    assert response.status_code == 200
+    world.pc.refresh_from_db()
+    membership = world.campaign.memberships.select_related("campaign").get(user=world.gm)
+    with CaptureQueriesContext(connection) as queries:
+        html = card_html(world.pc, campaign=membership.campaign, membership=membership)
+    assert len(queries) == 0  # a bare row: not cached, it would read conditions and sequels
+    assert f'data-version="{world.pc.version}"' in html
+    assert "hx-swap-oob" not in html and OOB_PLACEHOLDER not in html
+    assert re.search(
+        rf'id="character-{world.pc.pk}"[^>]*hx-swap-oob="true"', response.content.decode()
+    )
 
 
 @pytest.mark.parametrize("name", CASES)
