@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -68,6 +69,7 @@ READ_THREADS = 4  # threads (so database connections) that every stream of a pro
 HEARTBEAT = 15.0  # seconds between comment lines, so proxies and phones keep the stream open
 RETRY_MS = 2000  # how long EventSource waits before reconnecting
 MAX_CARDS = 1000  # card ids a page may name
+RETRY_DELAYS = (0.05, 0.25)  # seconds before a failed read is tried again
 
 
 @dataclass(frozen=True)
@@ -131,12 +133,16 @@ _readers = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="live
 
 def _in_reader_thread(function, *args):
     try:
-        try:
-            return function(*args)
-        except (OperationalError, InterfaceError):
-            # The thread's connection died (database restarted, idle timeout): once more.
-            connections["default"].close()
-            return function(*args)
+        for delay in (*RETRY_DELAYS, None):
+            try:
+                return function(*args)
+            except (OperationalError, InterfaceError):
+                # The thread's connection died (database restarted, idle timeout), or SQLite
+                # found a table locked by a writer: again, on a fresh connection.
+                if delay is None:
+                    raise
+                connections["default"].close()
+                time.sleep(delay)
     finally:
         if getattr(connections["default"], "pool", None) is not None:
             connections["default"].close()  # back to the pool, which requests need too
@@ -217,17 +223,20 @@ def _visible_change(campaign_id: int, user_id: int, log_id: int, shown: Shown):
     if membership is None:
         return None
     batch = AuditEntry.objects.filter(pk=log_id, campaign_id=campaign_id).values("batch")
-    owners = dict(
+    ids = (
         visible_entries(membership)
         .filter(batch__in=batch, character__isnull=False)
-        .values_list("character_id", "character__owner_id")
+        .values_list("character_id", flat=True)
     )
-    cards = (
-        pk
-        for pk, owner_id in owners.items()
-        if pk in shown.cards and can_see_full_sheet(membership, Character(owner_id=owner_id))
-    )
-    return Change(log_id, tuple(sorted(owners)), tuple(sorted(cards))), membership
+    ids = tuple(sorted(set(ids)))
+    cards = ()
+    if wanted := shown.cards.intersection(ids):
+        rows = Character.objects.filter(campaign_id=campaign_id, pk__in=wanted).only(
+            "pk", "owner_id"
+        )
+        rows = rows.order_by("pk")
+        cards = tuple(row.pk for row in rows if can_see_full_sheet(membership, row))
+    return Change(log_id, ids, cards), membership
 
 
 def _cards_message(membership: Membership, change: Change, shown: Shown) -> CardsMessage:

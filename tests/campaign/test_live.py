@@ -15,7 +15,7 @@ import re
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.test import AsyncClient
 
 from campaign import live, stream
@@ -576,6 +576,25 @@ def test_the_stream_view_reads_the_cards_the_page_shows(world):
         assert token and len(token.group(1)) == 64  # a masked token, as get_token gives
 
     play(scenario)
+
+
+def test_a_read_that_fails_is_tried_again_on_a_fresh_connection(monkeypatch):
+    """A dropped connection, or SQLite's "table is locked" while a writer commits."""
+    monkeypatch.setattr(stream, "RETRY_DELAYS", (0, 0))
+    calls = []
+
+    def flaky(fails):
+        calls.append(1)
+        if len(calls) <= fails:
+            raise OperationalError("database table is locked")
+        return "read"
+
+    assert stream._in_reader_thread(flaky, 2) == "read"
+    assert len(calls) == 3
+    calls.clear()
+    with pytest.raises(OperationalError):
+        stream._in_reader_thread(flaky, 3)
+    assert len(calls) == 3
 
 
 # ---------------------------------------------------------------------------------------------
