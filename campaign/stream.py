@@ -45,7 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import SyncToAsync, sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
@@ -223,20 +223,18 @@ def _visible_change(campaign_id: int, user_id: int, log_id: int, shown: Shown):
     if membership is None:
         return None
     batch = AuditEntry.objects.filter(pk=log_id, campaign_id=campaign_id).values("batch")
-    ids = (
+    owners = dict(
         visible_entries(membership)
         .filter(batch__in=batch, character__isnull=False)
-        .values_list("character_id", flat=True)
+        .values_list("character_id", "character__owner_id")
     )
-    ids = tuple(sorted(set(ids)))
-    cards = ()
-    if wanted := shown.cards.intersection(ids):
-        rows = Character.objects.filter(campaign_id=campaign_id, pk__in=wanted).only(
-            "pk", "owner_id"
-        )
-        rows = rows.order_by("pk")
-        cards = tuple(row.pk for row in rows if can_see_full_sheet(membership, row))
-    return Change(log_id, ids, cards), membership
+    # can_see_full_sheet needs only the owner: an unsaved row carries it.
+    cards = (
+        pk
+        for pk, owner_id in owners.items()
+        if pk in shown.cards and can_see_full_sheet(membership, Character(owner_id=owner_id))
+    )
+    return Change(log_id, tuple(sorted(owners)), tuple(sorted(cards))), membership
 
 
 def _cards_message(membership: Membership, change: Change, shown: Shown) -> CardsMessage:
@@ -288,6 +286,23 @@ async def cards_message(event: live.Event, user_id: int, shown: Shown, change, m
 # The stream
 
 
+def release_request_thread() -> None:
+    """Let go of the thread Django keeps for this request, for the stream's whole life.
+
+    Under ASGI each request runs its synchronous parts (the middleware chain, the session) on
+    a thread of its own (asgiref's ThreadSensitiveContext), kept until the response ends: for
+    a stream, hours, so 500 open streams held 500 idle threads. Once the body starts nothing
+    needs it (the stream reads on the shared reader threads); a later synchronous call of this
+    request gets a new one, joined when the request ends.
+    """
+    context = SyncToAsync.thread_sensitive_context.get(None)
+    if context is None or getattr(context, "_executor", None) is not None:
+        return  # no per-request thread here, or one its owner keeps
+    executor = SyncToAsync.context_to_thread_executor.pop(context, None)
+    if executor is not None:
+        executor.shutdown(wait=False)
+
+
 async def change_stream(
     membership: Membership,
     after: int | None,
@@ -298,6 +313,7 @@ async def change_stream(
 ) -> AsyncIterator[bytes]:
     """The SSE body: what was missed after `after` (None: nothing), then live changes, with
     the cards `shown` says the page shows (`token_input`: this viewer's CSRF field for them)."""
+    release_request_thread()
     campaign_id, user_id = membership.campaign_id, membership.user_id
     queue = await live.subscribe(campaign_id)
     try:

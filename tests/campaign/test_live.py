@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import re
+import threading
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -595,6 +596,49 @@ def test_a_read_that_fails_is_tried_again_on_a_fresh_connection(monkeypatch):
     with pytest.raises(OperationalError):
         stream._in_reader_thread(flaky, 3)
     assert len(calls) == 3
+
+
+def test_an_open_stream_holds_no_thread(world, gm_client):
+    """Under ASGI a request keeps a thread for its synchronous parts until it ends; a stream
+    lets it go once its body starts (stream.release_request_thread)."""
+    from asgiref.testing import ApplicationCommunicator
+    from django.conf import settings
+    from django.core.asgi import get_asgi_application
+
+    application = get_asgi_application()
+    cookie = (
+        f"{settings.SESSION_COOKIE_NAME}={gm_client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    )
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": f"/c/{world.campaign.pk}/events/",
+        "query_string": b"",
+        "headers": [(b"host", b"testserver"), (b"cookie", cookie.encode())],
+        "client": ("127.0.0.1", 1),
+        "server": ("testserver", 80),
+    }
+    opened = []
+
+    async def scenario():
+        threads_before = threading.active_count()
+        for _ in range(STREAMS := 12):
+            stream_ = ApplicationCommunicator(application, scope)
+            await stream_.send_input({"type": "http.request", "body": b"", "more_body": False})
+            start = await stream_.receive_output(WAIT)
+            assert start["status"] == 200
+            body = await stream_.receive_output(WAIT)
+            assert b": live" in body["body"]
+            opened.append(stream_)
+        grown = threading.active_count() - threads_before
+        # At most the stream readers' few threads, however many streams are open.
+        assert grown <= stream.READ_THREADS, grown
+        assert STREAMS > stream.READ_THREADS
+        for stream_ in opened:
+            await stream_.send_input({"type": "http.disconnect"})
+            await stream_.wait(WAIT)
+
+    play(scenario)
 
 
 # ---------------------------------------------------------------------------------------------
