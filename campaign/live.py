@@ -112,11 +112,26 @@ class Broadcaster:
 
     @staticmethod
     def _deliver(targets, item) -> None:
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Queue]] = {}
         for loop, queue in targets:
-            # Writers run in sync threads: hand the item to each stream's own loop (a closed
-            # loop means its stream is gone).
+            by_loop.setdefault(loop, []).append(queue)
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        for loop, queues in by_loop.items():
+            if loop is here:  # the listener, on the streams' own loop: no hand-over
+                _put_all(queues, item)
+                continue
+            # Writers run in sync threads: one hand-over per loop, however many streams it
+            # serves (a closed loop means its streams are gone).
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(queue.put_nowait, item)
+                loop.call_soon_threadsafe(_put_all, queues, item)
+
+
+def _put_all(queues, item) -> None:
+    for queue in queues:
+        queue.put_nowait(item)
 
 
 broadcaster = Broadcaster()
