@@ -61,7 +61,7 @@ from django.views.decorators.http import require_GET
 from campaign import live
 from campaign.models import AuditEntry, Membership
 from campaign.permissions import can_see_full_sheet, get_membership
-from campaign.visibility import visible_entries
+from campaign.visibility import sees_every_entry, visible_entries
 from characters.cards import CSRF_PLACEHOLDER, card_html, csrf_input
 from characters.models import Character
 
@@ -211,30 +211,35 @@ def missed_changes(membership: Membership, after: int) -> tuple[list[Change], in
     return changes, head
 
 
-def _visible_change(campaign_id: int, user_id: int, log_id: int, shown: Shown):
-    """The batch ending at `log_id` as this user may see it now, and their membership: the
-    characters they may know changed, and the cards of those that the page shows and they may
-    see in full. None if they are no longer a member (their stream ends)."""
+def _visible_change(event: live.Event, user_id: int, shown: Shown):
+    """The batch ending at `event.log_id` as this user may see it now, and their membership:
+    the characters they may know changed, and the cards of those that the page shows and they
+    may see in full. None if they are no longer a member (their stream ends)."""
     membership = (
         Membership.objects.select_related("campaign")
-        .filter(campaign_id=campaign_id, user_id=user_id)
+        .filter(campaign_id=event.campaign_id, user_id=user_id)
         .first()
     )
     if membership is None:
         return None
-    batch = AuditEntry.objects.filter(pk=log_id, campaign_id=campaign_id).values("batch")
-    owners = dict(
-        visible_entries(membership)
-        .filter(batch__in=batch, character__isnull=False)
-        .values_list("character_id", "character__owner_id")
-    )
+    if sees_every_entry(membership) and event.character_ids:
+        # The event names every character of its batch: nothing more to read. (The GM's
+        # card permission does not look at the owner.)
+        owners = dict.fromkeys(event.character_ids)
+    else:
+        batch = AuditEntry.objects.filter(pk=event.log_id, campaign_id=event.campaign_id)
+        owners = dict(
+            visible_entries(membership)
+            .filter(batch__in=batch.values("batch"), character__isnull=False)
+            .values_list("character_id", "character__owner_id")
+        )
     # can_see_full_sheet needs only the owner: an unsaved row carries it.
     cards = (
         pk
         for pk, owner_id in owners.items()
         if pk in shown.cards and can_see_full_sheet(membership, Character(owner_id=owner_id))
     )
-    return Change(log_id, tuple(sorted(owners)), tuple(sorted(cards))), membership
+    return Change(event.log_id, tuple(sorted(owners)), tuple(sorted(cards))), membership
 
 
 def _cards_message(membership: Membership, change: Change, shown: Shown) -> CardsMessage:
@@ -271,7 +276,7 @@ async def _once(key, function, *args):
 
 async def visible_change(event: live.Event, user_id: int, shown: Shown):
     key = (event.campaign_id, event.log_id, user_id, shown)
-    return await _once(key, _visible_change, event.campaign_id, user_id, event.log_id, shown)
+    return await _once(key, _visible_change, event, user_id, shown)
 
 
 async def cards_message(event: live.Event, user_id: int, shown: Shown, change, membership):

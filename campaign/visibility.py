@@ -17,10 +17,14 @@ from campaign.models import AuditEntry, Membership, PartyVisibility, Visibility
 STATE_FIELDS = ("vital", "conditions")
 
 
+def sees_every_entry(membership: Membership) -> bool:
+    return membership.is_gm
+
+
 def visible_entries(membership: Membership) -> QuerySet[AuditEntry]:
     """The campaign's entries this member may see, newest first."""
     entries = AuditEntry.objects.filter(campaign_id=membership.campaign_id)
-    if not membership.is_gm:
+    if not sees_every_entry(membership):
         entries = entries.filter(player_filter(membership))
     return entries.order_by("-id")
 

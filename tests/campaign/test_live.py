@@ -18,6 +18,7 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.db import OperationalError, connection, transaction
 from django.test import AsyncClient
+from django.test.utils import CaptureQueriesContext
 
 from campaign import live, stream
 from campaign.models import AuditEntry, Membership, PartyVisibility
@@ -639,6 +640,27 @@ def test_an_open_stream_holds_no_thread(world, gm_client):
             await stream_.wait(WAIT)
 
     play(scenario)
+
+
+def test_a_gms_view_of_an_event_is_its_own_ids_and_a_truncated_one_is_read(world):
+    """A GM sees every entry: the event's ids are what they may know, read from the log only
+    when the notification had to leave them out (over NOTIFY's size limit)."""
+    result = damage(world.campaign, world.gm, world.pc)
+    log_id = result.entries[-1].pk
+    shown = stream.Shown(cards=frozenset({world.pc.pk}))
+    whole = live.Event(world.campaign.pk, (world.pc.pk,), log_id)
+    with CaptureQueriesContext(connection) as queries:
+        change, _ = stream._visible_change(whole, world.gm.pk, shown)
+    assert (change.characters, change.cards) == ((world.pc.pk,), (world.pc.pk,))
+    assert len(queries) == 1  # the membership, re-read at every event
+    truncated = live.Event(world.campaign.pk, (), log_id)
+    change, _ = stream._visible_change(truncated, world.gm.pk, shown)
+    assert (change.characters, change.cards) == ((world.pc.pk,), (world.pc.pk,))
+    # A player's view is always read from the log, through the visibility rule.
+    change, _ = stream._visible_change(whole, world.player.pk, shown)
+    assert (change.characters, change.cards) == ((world.pc.pk,), (world.pc.pk,))
+    change, _ = stream._visible_change(whole, world.other_player.pk, shown)
+    assert change.characters == ()  # STATE: another's PV is not theirs to know
 
 
 # ---------------------------------------------------------------------------------------------
