@@ -663,6 +663,17 @@ def test_a_gms_view_of_an_event_is_its_own_ids_and_a_truncated_one_is_read(world
     assert change.characters == ()  # STATE: another's PV is not theirs to know
 
 
+def test_the_cards_of_a_batch_are_read_in_three_queries_however_many_changed(world):
+    """No query per card: a party action (a night, the end of a scene) changes them all."""
+    membership = world.campaign.memberships.select_related("campaign").get(user=world.gm)
+    cards = tuple(sorted((world.pc.pk, world.other_pc.pk, world.npc.pk)))
+    change = stream.Change(1, cards, cards)
+    with CaptureQueriesContext(connection) as queries:
+        message = stream._cards_message(membership, change, stream.Shown(cards=frozenset(cards)))
+    assert sorted(message.html) == list(cards)
+    assert len(queries) == 3  # the rows, their conditions, their sequels (the cache is empty)
+
+
 # ---------------------------------------------------------------------------------------------
 # The view and the polling fallback
 
