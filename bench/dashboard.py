@@ -7,7 +7,7 @@ points there) and drops it at the end.
 The floor is a bare view behind the same middleware that loads the session and the user and
 returns as many bytes as the dashboard did. Each figure is the median / p95 of REQUESTS
 requests through Django's test client in this one process. Cards are cached per character
-version (characters/cards.py), so the dashboard is measured warm (cards
+version (play/cards.py), so the dashboard is measured warm (cards
 unchanged since the last view, the usual reload) and cold (cache emptied before every
 request, as if every character had just changed). The last line is the headline: the warm
 dashboard's median over the floor's median at 30 characters.
@@ -41,9 +41,10 @@ from django.test import Client, override_settings  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.urls import include, path  # noqa: E402
 
-from campaign.models import AuditEntry, Campaign  # noqa: E402
+from campaign.models import Campaign  # noqa: E402
 from campaign.services import campaign_create  # noqa: E402
 from characters.models import Character, Condition, Illness, Sequel  # noqa: E402
+from journal.models import AuditEntry  # noqa: E402
 
 
 def floor_view(request, size):

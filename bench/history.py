@@ -47,10 +47,11 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from campaign.audit import HASHED_FIELDS  # noqa: E402
-from campaign.models import AuditEntry, Membership, PartyVisibility, PlaySession, Role  # noqa: E402
+from campaign.models import Membership, PartyVisibility, Role  # noqa: E402
 from campaign.services import campaign_create  # noqa: E402
 from characters.models import Character  # noqa: E402
+from journal.audit import HASHED_FIELDS  # noqa: E402
+from journal.models import AuditEntry, PlaySession  # noqa: E402
 
 POSTGRES = connection.vendor == "postgresql"
 BIG = int(os.environ.get("BENCH_BIG", "1000000" if POSTGRES else "100000"))

@@ -555,7 +555,7 @@ async def run(ports, procs, ids, cookies) -> int:
 def latest_log_id(campaign_id: int) -> int:
     from django.db import close_old_connections
 
-    from campaign.models import AuditEntry
+    from journal.models import AuditEntry
 
     close_old_connections()
     return (

@@ -4,7 +4,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
-from campaign.models import Campaign, Invitation, Membership, PlaySession, Role
+from campaign.models import Campaign, Invitation, Membership, Role
 
 
 class CampaignError(Exception):
@@ -49,10 +49,3 @@ def membership_end(*, membership_id: int) -> None:
         # Their characters stay in the campaign, without a player.
         membership.campaign.characters.filter(owner_id=membership.user_id).update(owner=None)
         membership.delete()
-
-
-def session_start(*, campaign_id: int, user) -> PlaySession:
-    """The GM opens a play session: the history groups what follows under it."""
-    with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
-        return PlaySession.objects.create(campaign=campaign, started_by=user)

@@ -14,7 +14,6 @@ from campaign import services
 from campaign.forms import CampaignCreateForm, CampaignSettingsForm, InvitationForm, SignupForm
 from campaign.models import Invitation, Membership
 from campaign.permissions import get_gm_membership, get_membership
-from characters import selectors
 
 
 @require_http_methods(["GET", "POST"])
@@ -59,35 +58,6 @@ def campaign_create(request):
         )
     campaign = services.campaign_create(user=request.user, name=form.cleaned_data["name"])
     return redirect("campaign", campaign.pk)
-
-
-@login_required
-@require_GET
-def campaign_detail(request, campaign_id):
-    membership = get_membership(request, campaign_id)
-    campaign = membership.campaign
-    if membership.is_gm:
-        return render(
-            request,
-            "campaign/dashboard.html",
-            {
-                "campaign": campaign,
-                "membership": membership,
-                "characters": selectors.characters_for_cards(campaign),
-                "log_entries": selectors.latest_entries(membership),
-            },
-        )
-    rows = list(selectors.characters_for_cards(campaign))
-    return render(
-        request,
-        "campaign/player_home.html",
-        {
-            "campaign": campaign,
-            "membership": membership,
-            "own": [c for c in rows if c.owner_id == request.user.pk],
-            "party": selectors.party_for(membership, rows),
-        },
-    )
 
 
 @login_required

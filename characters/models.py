@@ -85,7 +85,7 @@ class Character(models.Model):
     down_cause = models.CharField(max_length=200, blank=True)
     sleep_deprived = models.BooleanField(default=False)  # R31
     # Bumped on every write: cards carry it, so a cached or late fragment is never taken for
-    # a newer one (characters/cards.py, live updates).
+    # a newer one (play/cards.py, live updates).
     version = models.PositiveIntegerField(default=0, editable=False)
     public_notes = models.TextField(_("public notes"), blank=True, max_length=5000)
     gm_notes = models.TextField(_("GM-only notes"), blank=True, max_length=5000)

@@ -60,6 +60,9 @@ INSTALLED_APPS = [
     "rules",
     "campaign",
     "characters",
+    "journal",
+    "play",
+    "live",
 ]
 
 MIDDLEWARE = [

@@ -13,5 +13,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("campaign.account_urls")),
     path("", include("campaign.urls")),
-    path("", include("characters.urls")),
+    path("", include("journal.urls")),
+    path("", include("play.urls")),
+    path("", include("live.urls")),
 ]

@@ -85,7 +85,7 @@ def test_it_serves_every_admin_page_to_staff(staff_client, admin_world, name):
         assert response.status_code == 404  # campaigns have no public page
     elif short == "autocomplete":
         assert response.status_code == 403  # needs the field it completes
-    elif short in ("campaign_auditentry_add", "campaign_auditentry_delete"):
+    elif short in ("journal_auditentry_add", "journal_auditentry_delete"):
         assert response.status_code == 403  # the log is read-only, even for staff
     elif not exists:
         assert response.status_code == 302  # the admin's "no such object" redirect
@@ -98,7 +98,7 @@ def test_it_registers_the_project_models(db):
 
     registered = {model._meta.label for model in admin.site._registry}
     expected = {"campaign.Campaign", "campaign.Membership", "campaign.Invitation"}
-    expected |= {"campaign.AuditEntry"}
+    expected |= {"journal.AuditEntry"}
     assert expected | {"characters.Character"} <= registered
 
 

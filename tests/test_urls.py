@@ -6,22 +6,24 @@ tests/test_admin.py, which walks them itself.
 """
 
 from tests import test_admin, test_project
-from tests.campaign import test_accounts, test_history, test_home_and_join, test_live
+from tests.campaign import test_accounts, test_home_and_join
 from tests.campaign import test_permissions as campaign_permissions
-from tests.characters import test_permissions as character_permissions
-from tests.characters import test_player
 from tests.helpers import named_routes
+from tests.journal import test_history
+from tests.live import test_live
+from tests.play import test_permissions as character_permissions
+from tests.play import test_player
 
 COVERED = {
     "tests/test_project.py": set(test_project.ROUTES),
     "tests/test_admin.py": set(test_admin.ADMIN_ROUTES),
     "tests/campaign/test_accounts.py": set(test_accounts.ROUTES),
     "tests/campaign/test_home_and_join.py": set(test_home_and_join.ROUTES),
-    "tests/campaign/test_live.py": set(test_live.ROUTES),
+    "tests/live/test_live.py": set(test_live.ROUTES),
     "tests/campaign/test_permissions.py": set(campaign_permissions.ROUTES),
-    "tests/characters/test_permissions.py": set(character_permissions.ROUTES),
-    "tests/campaign/test_history.py": set(test_history.ROUTES),
-    "tests/characters/test_player.py": set(test_player.ROUTES),
+    "tests/play/test_permissions.py": set(character_permissions.ROUTES),
+    "tests/journal/test_history.py": set(test_history.ROUTES),
+    "tests/play/test_player.py": set(test_player.ROUTES),
 }
 
 

@@ -105,7 +105,7 @@ def test_it_shows_the_gm_a_dashboard_with_every_card(gm_client, world):
 def test_it_shows_a_player_their_characters_and_the_partys_names(player_client, world):
     response = player_client.get(reverse("campaign", args=[world.campaign.pk]))
     assert response.status_code == 200
-    assert "campaign/player_home.html" in [t.name for t in response.templates]
+    assert "play/player_home.html" in [t.name for t in response.templates]
     content = response.content.decode()
     assert reverse("character", args=[world.campaign.pk, world.pc.pk]) in content
     assert world.other_pc.name in content

@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from characters import services
+from play import services
 from rules import engine
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

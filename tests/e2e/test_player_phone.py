@@ -4,8 +4,9 @@ and the history fit the screen without horizontal scrolling. Screenshots in test
 import pytest
 from playwright.sync_api import expect
 
-from campaign.models import AuditEntry, PartyVisibility
-from tests.characters.play import run
+from campaign.models import PartyVisibility
+from journal.models import AuditEntry
+from tests.play.play import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

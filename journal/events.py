@@ -1,0 +1,297 @@
+"""Live updates: "these characters changed, at log id V", delivered only once committed.
+
+Writers call `publish` inside their transaction (play/services.py). Streams
+(live/stream.py) call `subscribe` / `unsubscribe`. Between the two:
+
+- On PostgreSQL, `publish` issues `pg_notify` in the writing transaction: PostgreSQL delivers
+  it at commit, in commit order, and never for a rollback. Each process keeps ONE dedicated
+  async psycopg connection that LISTENs (started by the first stream, on that process's event
+  loop) and hands every notification to the in-process broadcaster, which fans it out to that
+  process's streams. When that connection drops it reconnects with backoff, and once it
+  listens again every stream is told to re-read the audit log after its last id (`RESYNC`):
+  whatever was committed while nobody listened is found there.
+- On SQLite (one process, the run command and most tests), `publish` hands the event to the
+  broadcaster through `transaction.on_commit`.
+
+Events carry only ids; the stream decides per viewer what they may know (journal.visibility)
+and renders the cards that viewer's page shows, through the viewer's permissions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import weakref
+from dataclasses import dataclass
+
+from django.db import connections, transaction
+
+logger = logging.getLogger(__name__)
+
+CHANNEL = "chroniqueur_live"
+LISTEN_READY_TIMEOUT = 5.0  # a stream waits at most this long for the listener to listen
+BACKOFF_MIN, BACKOFF_MAX = 0.1, 5.0
+KEEPALIVE = 10.0  # idle seconds before the listener checks that its connection still answers
+
+
+@dataclass(frozen=True)
+class Event:
+    """One committed batch of audit entries of a campaign, named by its last entry: `log_id`
+    is the event's id on the stream (its "version")."""
+
+    campaign_id: int
+    character_ids: tuple[int, ...]
+    log_id: int
+
+    def to_payload(self) -> str:
+        data = {
+            "c": self.campaign_id,
+            "ch": list(self.character_ids),
+            "l": self.log_id,
+        }
+        payload = json.dumps(data, separators=(",", ":"))
+        if len(payload) > 7000:  # NOTIFY's limit is 8000 bytes; streams re-read the ids anyway
+            payload = json.dumps({**data, "ch": []}, separators=(",", ":"))
+        return payload
+
+    @classmethod
+    def from_payload(cls, payload: str) -> Event:
+        data = json.loads(payload)
+        return cls(int(data["c"]), tuple(int(i) for i in data["ch"]), int(data["l"]))
+
+
+class _Resync:
+    """Sent to every stream when events may have been missed: re-read the log."""
+
+    def __repr__(self) -> str:
+        return "RESYNC"
+
+
+RESYNC = _Resync()
+
+
+class Broadcaster:
+    """This process's streams, by campaign; safe to publish to from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue]]] = {}
+
+    def add(self, campaign_id: int) -> asyncio.Queue:
+        queue: asyncio.Queue = asyncio.Queue()
+        with self._lock:
+            self._subscribers.setdefault(campaign_id, set()).add(
+                (asyncio.get_running_loop(), queue)
+            )
+        return queue
+
+    def remove(self, campaign_id: int, queue: asyncio.Queue) -> None:
+        with self._lock:
+            subscribers = self._subscribers.get(campaign_id, set())
+            for item in [s for s in subscribers if s[1] is queue]:
+                subscribers.discard(item)
+            if not subscribers:
+                self._subscribers.pop(campaign_id, None)
+
+    def count(self) -> int:
+        with self._lock:
+            return sum(len(s) for s in self._subscribers.values())
+
+    def publish(self, event: Event) -> None:
+        with self._lock:
+            targets = list(self._subscribers.get(event.campaign_id, ()))
+        self._deliver(targets, event)
+
+    def resync(self) -> None:
+        with self._lock:
+            targets = [t for subscribers in self._subscribers.values() for t in subscribers]
+        self._deliver(targets, RESYNC)
+
+    @staticmethod
+    def _deliver(targets, item) -> None:
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Queue]] = {}
+        for loop, queue in targets:
+            by_loop.setdefault(loop, []).append(queue)
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        for loop, queues in by_loop.items():
+            if loop is here:  # the listener, on the streams' own loop: no hand-over
+                _put_all(queues, item)
+                continue
+            # Writers run in sync threads: one hand-over per loop, however many streams it
+            # serves (a closed loop means its streams are gone).
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_put_all, queues, item)
+
+
+def _put_all(queues, item) -> None:
+    for queue in queues:
+        queue.put_nowait(item)
+
+
+broadcaster = Broadcaster()
+
+
+def _uses_notify(using: str = "default") -> bool:
+    return connections[using].vendor == "postgresql"
+
+
+def publish(campaign_id: int, character_ids, log_id: int) -> None:
+    """Announce the batch ending at entry `log_id`, written in the current transaction, for
+    delivery once it commits. Call it inside the transaction (after commit works too)."""
+    event = Event(campaign_id, tuple(character_ids), log_id)
+    if _uses_notify():
+        # Transactional: delivered at commit, dropped on rollback.
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, event.to_payload()])
+    else:
+        transaction.on_commit(lambda: broadcaster.publish(event))
+
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL: one listening connection per process (per event loop, for tests' sake)
+
+
+def conninfo(using: str = "default") -> str:
+    """The Django database's connection string, for the listener's own connection."""
+    from psycopg.conninfo import make_conninfo
+
+    settings = connections[using].settings_dict
+    options = {
+        k: v
+        for k, v in (settings.get("OPTIONS") or {}).items()
+        if k not in {"pool", "server_side_binding", "isolation_level", "assume_role", "context"}
+        and not k.endswith("_factory")
+    }
+    params = {
+        "dbname": settings.get("NAME") or None,
+        "user": settings.get("USER") or None,
+        "password": settings.get("PASSWORD") or None,
+        "host": settings.get("HOST") or None,
+        "port": str(settings["PORT"]) if settings.get("PORT") else None,
+        "application_name": "chroniqueur-live",
+        **options,
+    }
+    return make_conninfo(**{k: v for k, v in params.items() if v is not None})
+
+
+class Listener:
+    """LISTEN on a dedicated autocommit connection; fan out through the broadcaster."""
+
+    def __init__(self, using: str = "default") -> None:
+        self.using = using
+        self.task: asyncio.Task | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.listening: asyncio.Event | None = None
+        self.backend_pid: int | None = None
+        self.connects = 0  # successful LISTENs so far: 2 or more means it reconnected
+
+    def ensure_started(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.task is not None and not self.task.done() and self.loop is loop:
+            return
+        self.loop = loop
+        self.listening = asyncio.Event()
+        self.task = loop.create_task(self._run(), name="chroniqueur-live-listener")
+
+    async def wait_listening(self, timeout: float = LISTEN_READY_TIMEOUT) -> bool:
+        self.ensure_started()
+        try:
+            await asyncio.wait_for(self.listening.wait(), timeout)
+        except TimeoutError:
+            logger.warning("live: not listening after %.1f s; streams will catch up later", timeout)
+            return False
+        return True
+
+    async def stop(self) -> None:
+        task, self.task = self.task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        import psycopg
+
+        delay = BACKOFF_MIN
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(conninfo(self.using), autocommit=True)
+            except psycopg.Error as error:
+                logger.warning("live: cannot connect to listen (%s); retry in %.1f s", error, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_MAX)
+                continue
+            try:
+                async with conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self.backend_pid = conn.info.backend_pid
+                    self.connects += 1
+                    self.listening.set()
+                    delay = BACKOFF_MIN
+                    # Whatever was committed while nobody listened is in the log: every
+                    # stream re-reads after its last id (a no-op for a stream just opened).
+                    broadcaster.resync()
+                    while True:
+                        async for notify in conn.notifies(timeout=KEEPALIVE):
+                            self._dispatch(notify.payload)
+                        await conn.execute("SELECT 1")  # a dead connection raises here
+            except psycopg.Error as error:
+                logger.warning("live: listening connection lost (%s); reconnecting", error)
+            finally:
+                self.listening.clear()
+                self.backend_pid = None
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF_MAX)
+
+    @staticmethod
+    def _dispatch(payload: str) -> None:
+        try:
+            event = Event.from_payload(payload)
+        except (ValueError, KeyError, TypeError):
+            logger.warning("live: ignored a malformed notification %r", payload[:200])
+            return
+        broadcaster.publish(event)
+
+
+# One listener per event loop: uvicorn has one per process; tests open several in turn.
+_listeners: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Listener] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def listener() -> Listener:
+    loop = asyncio.get_running_loop()
+    found = _listeners.get(loop)
+    if found is None:
+        found = _listeners[loop] = Listener()
+    return found
+
+
+async def subscribe(campaign_id: int) -> asyncio.Queue:
+    """A queue of this campaign's events (and RESYNC markers) from now on.
+
+    On PostgreSQL it returns once this process listens, so that a read of the log made after
+    it misses nothing: every later commit reaches the queue.
+    """
+    queue = broadcaster.add(campaign_id)
+    if _uses_notify():
+        await listener().wait_listening()
+    return queue
+
+
+def unsubscribe(campaign_id: int, queue: asyncio.Queue) -> None:
+    broadcaster.remove(campaign_id, queue)
+
+
+async def shutdown() -> None:
+    """Stop this loop's listener (tests; a server process just exits)."""
+    loop = asyncio.get_running_loop()
+    found = _listeners.pop(loop, None)
+    if found is not None:
+        await found.stop()

@@ -1,0 +1,230 @@
+"""The history as CSV, JSON and Markdown, streamed, and a play session's recap in Markdown.
+
+Exports read `.iterator(chunk_size=…)` over the filtered entries the viewer may see (the
+same `visible_entries` as the pages) and yield text as they go: a long history never sits in
+memory. Entries come newest first, like the pages.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from journal.models import AuditEntry, EntryKind, PlaySession
+from journal.texts import game_time as game_time_text
+
+CHUNK = 2000
+
+COLUMNS = (
+    "id",
+    "created_at",
+    "game_time",
+    "game_time_text",
+    "character",
+    "actor",
+    "rolled_by",
+    "kind",
+    "rule_id",
+    "field",
+    "before",
+    "after",
+    "text",
+    "roll",
+    "visibility",
+    "reverts",
+    "batch",
+)
+
+
+def _lang_index(lang: str) -> int:
+    return 1 if lang == "en" else 0
+
+
+def entry_record(entry: AuditEntry, lang: str) -> dict:
+    """One entry as plain values: the row every format writes."""
+    rolled_by = ""
+    if entry.kind == EntryKind.ROLL:
+        rolled_by = "typed_in" if entry.typed_in else "server"
+    return {
+        "id": entry.pk,
+        "created_at": timezone.localtime(entry.created_at).isoformat(),
+        "game_time": entry.game_time.isoformat() if entry.game_time else None,
+        "game_time_text": (
+            game_time_text(entry.game_time)[_lang_index(lang)] if entry.game_time else ""
+        ),
+        "character": entry.character_name,
+        "actor": entry.actor_name,
+        "rolled_by": rolled_by,
+        "kind": entry.kind,
+        "rule_id": entry.rule_id,
+        "field": entry.field,
+        "before": entry.before,
+        "after": entry.after,
+        "text": entry.text(lang),
+        "roll": entry.roll,
+        "visibility": entry.visibility,
+        "reverts": entry.reverts_id,
+        "batch": str(entry.batch),
+    }
+
+
+def _records(entries: QuerySet[AuditEntry], lang: str) -> Iterator[dict]:
+    for entry in entries.iterator(chunk_size=CHUNK):
+        yield entry_record(entry, lang)
+
+
+class _Line:
+    """csv.writer writes into this and gets the line back, to yield it."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def _json_cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, cls=DjangoJSONEncoder)
+
+
+def as_csv(entries: QuerySet[AuditEntry], lang: str) -> Iterator[str]:
+    writer = csv.writer(_Line())
+    yield "\ufeff"  # spreadsheets read UTF-8 right with the byte order mark
+    yield writer.writerow(COLUMNS)
+    for record in _records(entries, lang):
+        yield writer.writerow([_json_cell(record[name]) for name in COLUMNS])
+
+
+def as_json(entries: QuerySet[AuditEntry], lang: str) -> Iterator[str]:
+    yield "[\n"
+    first = True
+    for record in _records(entries, lang):
+        text = json.dumps(record, ensure_ascii=False, cls=DjangoJSONEncoder)
+        yield text if first else ",\n" + text
+        first = False
+    yield "\n]\n"
+
+
+def md_escape(text: str) -> str:
+    """Text safe inside a Markdown line: the characters that would format are escaped."""
+    for char in "\\`*_[]<>#|":
+        text = text.replace(char, "\\" + char)
+    return text.replace("\n", " ")
+
+
+def roll_summary(entry: AuditEntry, lang: str) -> str:
+    """Who rolled and how (R9), for Markdown lines."""
+    who = entry.actor_name or _("the rules")
+    if entry.typed_in:
+        return _("typed in by %(who)s") % {"who": who}
+    return _("server roll, asked by %(who)s") % {"who": who}
+
+
+def markdown_line(entry: AuditEntry, lang: str) -> str:
+    when = timezone.localtime(entry.created_at).strftime("%Y-%m-%d %H:%M")
+    parts = [f"`#{entry.pk}` {when}"]
+    if entry.game_time:
+        parts.append(game_time_text(entry.game_time)[_lang_index(lang)])
+    if entry.character_name:
+        parts.append(f"**{md_escape(entry.character_name)}**")
+    parts.append(md_escape(entry.text(lang)))
+    if entry.kind == EntryKind.ROLL:
+        parts.append(f"_{md_escape(roll_summary(entry, lang))}_")
+    elif entry.actor_name:
+        parts.append(f"_{md_escape(entry.actor_name)}_")
+    return "- " + " · ".join(parts) + "\n"
+
+
+def as_markdown(entries: QuerySet[AuditEntry], lang: str, title: str) -> Iterator[str]:
+    yield f"# {md_escape(title)}\n"
+    day = object()
+    for entry in entries.iterator(chunk_size=CHUNK):
+        entry_day = None
+        if entry.game_time:
+            entry_day = game_time_text(entry.game_time)[_lang_index(lang)].split(",")[0]
+        if entry_day != day:
+            day = entry_day
+            heading = md_escape(entry_day.capitalize()) if entry_day else _("Outside game time")
+            yield f"\n## {heading}\n\n"
+        yield markdown_line(entry, lang)
+
+
+DOWN = {"borrowed_time", "coma", "dead"}
+
+
+def _new_sequels(entry: AuditEntry) -> list[dict]:
+    before = entry.before or []
+    return list((entry.after or [])[len(before) :])
+
+
+def recap_markdown(
+    session: PlaySession, entries: Iterable[AuditEntry], lang: str, title: str
+) -> str:
+    """A session's story in short: who went down, who woke with which sequel, illnesses,
+    and the notable rolls (natural 1 and 20, failed Survie tests). Entries oldest first."""
+    from rules.engine import text as engine_text
+    from rules.engine.state import Severity, Vital
+
+    index = _lang_index(lang)
+    down, woke, ill, notable = [], [], [], []
+    rolls = changes = 0
+    for entry in entries:
+        name = md_escape(entry.character_name or "—")
+        when = game_time_text(entry.game_time)[index] if entry.game_time else ""
+        if entry.kind == EntryKind.ROLL:
+            rolls += 1
+            roll = entry.roll or {}
+            natural = roll.get("natural")
+            failed_survie = roll.get("skill") == "Survie" and roll.get("success") is False
+            if natural in (1, 20) or failed_survie:
+                notable.append(f"- {when} · **{name}** · {md_escape(entry.text(lang))}")
+            continue
+        changes += 1
+        if entry.field == "vital" and entry.after in DOWN:
+            state = engine_text.VITAL_TEXT[Vital(entry.after)][index]
+            down.append(f"- {when} · **{name}** · {md_escape(state)}")
+        elif entry.field == "sequels" and _new_sequels(entry):
+            for sequel in _new_sequels(entry):
+                cause = f" ({md_escape(sequel['cause'])})" if sequel.get("cause") else ""
+                woke.append(
+                    f"- {when} · **{name}** · "
+                    + _("woke with a sequel: −1 %(stat)s") % {"stat": sequel["stat"]}
+                    + cause
+                )
+        elif entry.field == "illness" and entry.after and not entry.before:
+            severity = engine_text.SEVERITY_TEXT[Severity(entry.after["severity"])][index]
+            days = entry.after["days_left"]
+            label = f" ({md_escape(entry.after['name'])})" if entry.after.get("name") else ""
+            ill.append(
+                f"- {when} · **{name}** · {md_escape(severity)}{label} · "
+                + _("%(days)s days") % {"days": days}
+            )
+    started = timezone.localtime(session.started_at).strftime("%Y-%m-%d %H:%M")
+    nobody = "- " + _("Nobody.")
+    lines = [
+        f"# {md_escape(title)}",
+        "",
+        _("Session started %(when)s. %(rolls)s rolls, %(changes)s changes.")
+        % {"when": started, "rolls": rolls, "changes": changes},
+        "",
+        "## " + _("Who went down"),
+        *(down or [nobody]),
+        "",
+        "## " + _("Who woke, with which sequel"),
+        *(woke or [nobody]),
+        "",
+        "## " + _("Illnesses"),
+        *(ill or [nobody]),
+        "",
+        "## " + _("Notable rolls (natural 1 or 20, failed Survie tests)"),
+        *(notable or ["- " + _("None.")]),
+        "",
+    ]
+    return "\n".join(lines)

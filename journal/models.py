@@ -1,0 +1,134 @@
+"""The audit log and play sessions: every roll and change, written in the transaction that
+made it and never altered (journal/audit.py hashes and appends; journal/visibility.py decides
+who sees an entry)."""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+from campaign.models import Campaign, Visibility
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    """History is never rewritten: bulk updates and deletes are refused here too."""
+
+    def update(self, **kwargs):
+        raise AuditLogImmutable("audit entries cannot be updated")
+
+    def delete(self):
+        raise AuditLogImmutable("audit entries cannot be deleted")
+
+
+class AuditLogImmutable(Exception):
+    pass
+
+
+class EntryKind(models.TextChoices):
+    ROLL = "roll", pgettext_lazy("log entry kind", "Roll")
+    CHANGE = "change", pgettext_lazy("log entry kind", "Change")
+
+
+class AuditEntry(models.Model):
+    """One roll or one change, written in the transaction that made it; never altered.
+
+    `hash` covers every other column and `prev_hash`, the hash of the campaign's previous
+    entry, so `manage.py verify_log` can prove nothing was altered (journal/audit.py).
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="log")
+    character = models.ForeignKey(
+        "characters.Character",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="log",
+    )
+    character_name = models.CharField(max_length=80, blank=True)
+    # The clock's entries have no actor. A deleted account must not rewrite history.
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    actor_name = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    game_time = models.DateTimeField(null=True, blank=True)
+    action = models.CharField(max_length=40)
+    batch = models.UUIDField(db_index=True)
+    kind = models.CharField(max_length=8, choices=EntryKind.choices)
+    rule_id = models.CharField(max_length=8, blank=True)
+    field = models.CharField(max_length=40, blank=True)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    roll = models.JSONField(null=True, blank=True)
+    typed_in = models.BooleanField(default=False)
+    text_fr = models.TextField(blank=True)
+    text_en = models.TextField(blank=True)
+    visibility = models.CharField(max_length=12, choices=Visibility.choices)
+    reverts = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reverted_by"
+    )
+    prev_hash = models.CharField(max_length=64, blank=True)
+    hash = models.CharField(max_length=64, unique=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["campaign", "-id"], name="log_by_campaign"),
+            # Keyset pages of the history filtered by character or kind (journal/views.py).
+            models.Index(fields=["character", "-id"], name="log_by_character"),
+            models.Index(fields=["campaign", "kind", "-id"], name="log_by_kind"),
+        ]
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit log")
+
+    def __str__(self):
+        return f"#{self.pk} {self.rule_id} {self.action}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AuditLogImmutable("audit entries cannot be updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AuditLogImmutable("audit entries cannot be deleted")
+
+    def text(self, language: str) -> str:
+        return self.text_en if language == "en" else self.text_fr
+
+
+# A play session also begins by itself after this much silence in the log.
+SESSION_GAP = timedelta(hours=4)
+
+
+class PlaySession(models.Model):
+    """One evening at the table: opened by the GM, or by the first entry after a long pause
+    (`started_by` empty). The history groups entries by the session they fall in."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sessions")
+    started_at = models.DateTimeField(default=timezone.now)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        indexes = [models.Index(fields=["campaign", "-started_at"], name="session_by_campaign")]
+        verbose_name = _("play session")
+        verbose_name_plural = _("play sessions")
+
+    def __str__(self):
+        return f"{self.campaign} · {self.started_at:%Y-%m-%d %H:%M}"

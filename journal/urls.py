@@ -1,0 +1,22 @@
+from django.urls import path
+
+from journal import views
+
+urlpatterns = [
+    path("c/<int:campaign_id>/history/", views.history, name="history"),
+    path(
+        "c/<int:campaign_id>/history/export.<str:fmt>",
+        views.history_export,
+        name="history_export",
+    ),
+    path(
+        "c/<int:campaign_id>/history/sessions/new/",
+        views.session_start,
+        name="session_start",
+    ),
+    path(
+        "c/<int:campaign_id>/history/sessions/<int:session_id>/recap.md",
+        views.session_recap,
+        name="session_recap",
+    ),
+]

@@ -1,0 +1,119 @@
+"""The campaign history: the timeline, its exports and session recaps.
+
+Views stay thin: permission, form, one selector or service, render. What a viewer may see
+comes from `journal.visibility` through `journal.selectors`.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from campaign.permissions import get_gm_membership, get_membership
+from journal import exports, services
+from journal.models import PlaySession
+from journal.selectors import (
+    HistoryFilterForm,
+    batch_sizes,
+    filtered_entries,
+    group_entries,
+    keyset_page,
+    session_entries,
+)
+from journal.texts import current_language
+
+FORMATS = {
+    "csv": ("text/csv; charset=utf-8", exports.as_csv),
+    "json": ("application/json; charset=utf-8", exports.as_json),
+    "md": ("text/markdown; charset=utf-8", None),
+}
+
+
+@login_required
+@require_GET
+def history(request, campaign_id):
+    membership = get_membership(request, campaign_id)
+    campaign = membership.campaign
+    form = HistoryFilterForm(request.GET, membership=membership)
+    context = {"campaign": campaign, "membership": membership, "form": form, "groups": []}
+    if not form.is_valid():
+        return render(request, "journal/history.html", context, status=400)
+    data = form.cleaned_data
+    entries = filtered_entries(membership, data)
+    page = keyset_page(entries, before=data.get("before"), after=data.get("after"))
+    if membership.is_gm:
+        sizes = batch_sizes(page.entries)
+        for entry in page.entries:
+            entry.batch_changes = sizes.get(entry.batch, 0)
+    query = form.filter_query()
+    context |= {
+        "page": page,
+        "groups": group_entries(campaign.pk, page.entries),
+        "query": urlencode(query),
+        "older_url": _page_url(campaign.pk, query, before=page.older),
+        "newer_url": _page_url(campaign.pk, query, after=page.newer),
+        "oldest_url": _page_url(campaign.pk, query, after=0),
+        "newest_url": _page_url(campaign.pk, query),
+    }
+    return render(request, "journal/history.html", context)
+
+
+def _page_url(campaign_id, query, **cursor) -> str | None:
+    if any(value is None for value in cursor.values()):
+        return None
+    params = urlencode({**query, **cursor})
+    return reverse("history", args=[campaign_id]) + (f"?{params}" if params else "")
+
+
+@login_required
+@require_GET
+def history_export(request, campaign_id, fmt):
+    """The filtered history as a file, streamed; the same visibility as the pages."""
+    if fmt not in FORMATS:
+        raise Http404
+    membership = get_membership(request, campaign_id)
+    form = HistoryFilterForm(request.GET, membership=membership)
+    if not form.is_valid():
+        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
+        return HttpResponse(errors, content_type="text/plain; charset=utf-8", status=400)
+    entries = filtered_entries(membership, form.cleaned_data).order_by("-id")
+    content_type, writer = FORMATS[fmt]
+    lang = current_language()
+    if writer is None:
+        title = _("History of %(name)s") % {"name": membership.campaign.name}
+        body = exports.as_markdown(entries, lang, title)
+    else:
+        body = writer(entries, lang)
+    response = StreamingHttpResponse(body, content_type=content_type)
+    filename = f"chroniqueur-{campaign_id}-history.{fmt}"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@login_required
+@require_GET
+def session_recap(request, campaign_id, session_id):
+    membership = get_membership(request, campaign_id)
+    session = get_object_or_404(PlaySession, pk=session_id, campaign_id=campaign_id)
+    entries = session_entries(membership, session).iterator(chunk_size=exports.CHUNK)
+    title = _("%(name)s: session recap") % {"name": membership.campaign.name}
+    text = exports.recap_markdown(session, entries, current_language(), title)
+    response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'inline; filename="recap-{session.pk}.md"'
+    return response
+
+
+@login_required
+@require_POST
+def session_start(request, campaign_id):
+    membership = get_gm_membership(request, campaign_id)
+    services.session_start(campaign_id=membership.campaign_id, user=request.user)
+    messages.success(request, _("A new play session has begun."))
+    return redirect("history", membership.campaign_id)

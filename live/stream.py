@@ -1,0 +1,435 @@
+"""The live stream of a campaign: Server-Sent Events from an async view, and a polling fallback.
+
+Each event says which characters changed and at which log id:
+
+    id: 1234
+    event: change
+    data: {"characters": [3, 7], "log_id": 1234, "cards": [3]}
+
+`cards` names the cards among them that the page said it shows (`?cards=3,9`) and that this
+viewer may see in full: their new HTML follows in a message of its own, as soon as it is
+rendered, so that rendering never delays the announcement:
+
+    event: cards
+    data: {"log_id": 1234, "cards": {"3": "<article id=\"character-3\" …"}}
+
+That HTML is what the card's own URL would return to this viewer (the same permission check,
+with the membership re-read at the event, and the same cached HTML: play/cards.py). A
+change thus costs each process one read per viewer, not one request per open card. Every other
+element (a player's rows of the party) and every change a stream catches up on after a
+reconnection come as ids only, and the page refetches them through the viewer's permissions.
+
+The id is the last audit entry of the batch that made the change. What a viewer is told goes
+through journal.visibility: a batch is announced to a viewer only with the characters of the
+entries they may see, and not at all when they may see none of it. Such a batch still moves the
+stream's own position (so it is never re-examined), but no `id:` line is sent for it: the
+viewer learns nothing, not even that something happened; after a reconnection the server
+re-reads from the last id the client saw and skips it again.
+
+Order of operations, so that nothing is lost or sent twice: subscribe (on PostgreSQL, once
+this process LISTENs), then read the log after the client's id, then take live events whose id
+is above everything already read. When the listening connection comes back after a drop,
+every stream re-reads the log after its position the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cached_property
+
+from asgiref.sync import SyncToAsync, sync_to_async
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.handlers.asgi import ASGIRequest
+from django.db import InterfaceError, OperationalError, connections
+from django.db.models import Max
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.middleware.csrf import get_token
+from django.urls import get_script_prefix, set_script_prefix
+from django.utils import translation
+from django.utils.translation import get_language
+from django.views.decorators.http import require_GET
+
+from campaign.models import Membership
+from campaign.permissions import can_see_full_sheet, get_membership
+from characters.models import Character
+from journal import events as live
+from journal.models import AuditEntry
+from journal.visibility import sees_every_entry, visible_entries
+from play.cards import CSRF_PLACEHOLDER, card_html, csrf_input
+from play.selectors import characters_for_cards
+
+READ_THREADS = 4  # threads (so database connections) that every stream of a process shares
+HEARTBEAT = 15.0  # seconds between comment lines, so proxies and phones keep the stream open
+RETRY_MS = 2000  # how long EventSource waits before reconnecting
+MAX_CARDS = 1000  # card ids a page may name
+RETRY_DELAYS = (0.05, 0.25)  # seconds before a failed read is tried again
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a stream's page shows: the cards it wants pushed, in its language and prefix."""
+
+    cards: frozenset[int] = frozenset()
+    language: str = settings.LANGUAGE_CODE
+    script_prefix: str = "/"
+
+
+NOTHING_SHOWN = Shown()
+
+
+@dataclass(frozen=True)
+class Change:
+    log_id: int
+    characters: tuple[int, ...]
+    cards: tuple[int, ...] = ()  # those whose HTML follows (`CardsMessage`)
+
+    def as_dict(self) -> dict:
+        data = {"characters": list(self.characters), "log_id": self.log_id}
+        if self.cards:
+            data["cards"] = list(self.cards)
+        return data
+
+    @cached_property
+    def sse(self) -> bytes:
+        """The event's bytes: serialised once, whatever the number of streams it goes to."""
+        data = json.dumps(self.as_dict(), separators=(",", ":"))
+        return f"id: {self.log_id}\nevent: change\ndata: {data}\n\n".encode()
+
+
+@dataclass(frozen=True)
+class CardsMessage:
+    """The new HTML of the cards a change announced, with CSRF_PLACEHOLDER where each stream
+    puts its own token. Serialised once, whatever the number of streams it goes to."""
+
+    log_id: int
+    html: dict[int, str]
+
+    @cached_property
+    def data(self) -> str:
+        cards = {str(pk): html for pk, html in self.html.items()}
+        # The placeholder is plain ASCII: JSON keeps it as it is.
+        return json.dumps({"log_id": self.log_id, "cards": cards}, separators=(",", ":"))
+
+    def sse(self, token_input: str) -> bytes:
+        data = self.data.replace(CSRF_PLACEHOLDER, json.dumps(token_input)[1:-1])
+        return f"event: cards\ndata: {data}\n\n".encode()
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads (sync, through the visibility rule)
+
+# Streams live for hours. Run under the request's own thread (what sync_to_async does by
+# default in a view), each would keep a database connection for its whole life: hundreds of
+# viewers, hundreds of connections. Their reads share these few threads instead.
+_readers = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="live-read")
+
+
+def _in_reader_thread(function, *args):
+    try:
+        for delay in (*RETRY_DELAYS, None):
+            try:
+                return function(*args)
+            except (OperationalError, InterfaceError):
+                # The thread's connection died (database restarted, idle timeout), or SQLite
+                # found a table locked by a writer: again, on a fresh connection.
+                if delay is None:
+                    raise
+                connections["default"].close()
+                time.sleep(delay)
+    finally:
+        if getattr(connections["default"], "pool", None) is not None:
+            connections["default"].close()  # back to the pool, which requests need too
+
+
+def close_reader_connections() -> None:
+    """Close the reader threads' connections (tests, before the test database is dropped)."""
+    threads = len(_readers._threads)
+    if not threads:
+        return
+    # One task per thread: each waits for the others, so no thread takes two.
+    barrier = threading.Barrier(threads)
+
+    def close():
+        barrier.wait(timeout=10)
+        connections.close_all()
+
+    for future in [_readers.submit(close) for _ in range(threads)]:
+        future.result()
+
+
+async def read(function, *args):
+    """`function(*args)` on one of the stream readers' threads."""
+    return await sync_to_async(_in_reader_thread, thread_sensitive=False, executor=_readers)(
+        function, *args
+    )
+
+
+def log_head(campaign_id: int) -> int:
+    """The campaign's latest entry id (0 for an empty log)."""
+    head = AuditEntry.objects.filter(campaign_id=campaign_id).aggregate(m=Max("id"))["m"]
+    return head or 0
+
+
+def missed_changes(membership: Membership, after: int) -> tuple[list[Change], int]:
+    """Every batch after `after` with something this member may see, oldest first, and the
+    id up to which the log was read (the new position, whatever was visible)."""
+    # The head first: anything committed after it has a greater id (entries of a campaign are
+    # written under its row lock), so it reaches the stream live, not here and not lost.
+    head = log_head(membership.campaign_id)
+    rows = (
+        visible_entries(membership)
+        .filter(id__gt=after, id__lte=head)
+        .order_by("id")
+        .values_list("id", "batch", "character_id")
+        .iterator(chunk_size=2000)
+    )
+    characters: dict = {}
+    for _, batch, character_id in rows:
+        seen = characters.setdefault(batch, set())
+        if character_id is not None:
+            seen.add(character_id)
+    if not characters:
+        return [], head
+    # The batch's id is its last entry, visible or not: the same id the live event carries.
+    last_ids = dict(
+        AuditEntry.objects.filter(campaign_id=membership.campaign_id, batch__in=list(characters))
+        .values("batch")
+        .annotate(last=Max("id"))
+        .values_list("batch", "last")
+    )
+    changes = [
+        Change(last_ids[batch], tuple(sorted(ids))) for batch, ids in characters.items() if ids
+    ]
+    changes.sort(key=lambda c: c.log_id)
+    return changes, head
+
+
+def _visible_change(event: live.Event, user_id: int, shown: Shown):
+    """The batch ending at `event.log_id` as this user may see it now, and their membership:
+    the characters they may know changed, and the cards of those that the page shows and they
+    may see in full. None if they are no longer a member (their stream ends)."""
+    membership = (
+        Membership.objects.select_related("campaign")
+        .filter(campaign_id=event.campaign_id, user_id=user_id)
+        .first()
+    )
+    if membership is None:
+        return None
+    if sees_every_entry(membership) and event.character_ids:
+        # The event names every character of its batch: nothing more to read. (The GM's
+        # card permission does not look at the owner.)
+        owners = dict.fromkeys(event.character_ids)
+    else:
+        batch = AuditEntry.objects.filter(pk=event.log_id, campaign_id=event.campaign_id)
+        owners = dict(
+            visible_entries(membership)
+            .filter(batch__in=batch.values("batch"), character__isnull=False)
+            .values_list("character_id", "character__owner_id")
+        )
+    # can_see_full_sheet needs only the owner: an unsaved row carries it.
+    cards = (
+        pk
+        for pk, owner_id in owners.items()
+        if pk in shown.cards and can_see_full_sheet(membership, Character(owner_id=owner_id))
+    )
+    return Change(event.log_id, tuple(sorted(owners)), tuple(sorted(cards))), membership
+
+
+def _cards_message(membership: Membership, change: Change, shown: Shown) -> CardsMessage:
+    """The HTML of the cards `change` announced, rendered for this member."""
+    # The cards of a new version are seldom cached yet: their relations are read for all of
+    # them at once (three queries however many changed), not card by card.
+    rows = characters_for_cards(membership.campaign).filter(pk__in=change.cards)
+    set_script_prefix(shown.script_prefix)  # the cards' links, as the page has them
+    with translation.override(shown.language):
+        html = {
+            character.pk: card_html(character, campaign=membership.campaign, membership=membership)
+            for character in rows
+        }
+    return CardsMessage(change.log_id, html)
+
+
+# One read per event, viewer and kind of page in this process, however many streams that viewer
+# has open (a GM with the dashboard in three tabs, or the benchmark's hundreds of clients).
+_memo: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OrderedDict] = (
+    weakref.WeakKeyDictionary()
+)
+_MEMO_SIZE = 512
+
+
+async def _once(key, function, *args):
+    """`read(function, *args)`, shared by every stream of this process asking for `key`."""
+    memo = _memo.setdefault(asyncio.get_running_loop(), OrderedDict())
+    future = memo.get(key)
+    if future is None:
+        future = memo[key] = asyncio.ensure_future(read(function, *args))
+        while len(memo) > _MEMO_SIZE:
+            memo.popitem(last=False)
+    return await asyncio.shield(future)
+
+
+async def visible_change(event: live.Event, user_id: int, shown: Shown):
+    key = (event.campaign_id, event.log_id, user_id, shown)
+    return await _once(key, _visible_change, event, user_id, shown)
+
+
+async def cards_message(event: live.Event, user_id: int, shown: Shown, change, membership):
+    # Every stream of this process announces the change first: rendering holds the GIL for
+    # milliseconds, and the streams woken with this one are queued behind it by now.
+    await asyncio.sleep(0)
+    key = (event.campaign_id, event.log_id, user_id, shown, "cards")
+    return await _once(key, _cards_message, membership, change, shown)
+
+
+# ---------------------------------------------------------------------------------------------
+# The stream
+
+
+def release_request_thread() -> None:
+    """Let go of the thread Django keeps for this request, for the stream's whole life.
+
+    Under ASGI each request runs its synchronous parts (the middleware chain, the session) on
+    a thread of its own (asgiref's ThreadSensitiveContext), kept until the response ends: for
+    a stream, hours, so 500 open streams held 500 idle threads. Once the body starts nothing
+    needs it (the stream reads on the shared reader threads); a later synchronous call of this
+    request gets a new one, joined when the request ends.
+    """
+    context = SyncToAsync.thread_sensitive_context.get(None)
+    if context is None or getattr(context, "_executor", None) is not None:
+        return  # no per-request thread here, or one its owner keeps
+    executor = SyncToAsync.context_to_thread_executor.pop(context, None)
+    if executor is not None:
+        executor.shutdown(wait=False)
+
+
+async def change_stream(
+    membership: Membership,
+    after: int | None,
+    *,
+    shown: Shown = NOTHING_SHOWN,
+    token_input: str = "",
+    heartbeat: float = HEARTBEAT,
+) -> AsyncIterator[bytes]:
+    """The SSE body: what was missed after `after` (None: nothing), then live changes, with
+    the cards `shown` says the page shows (`token_input`: this viewer's CSRF field for them)."""
+    release_request_thread()
+    campaign_id, user_id = membership.campaign_id, membership.user_id
+    queue = await live.subscribe(campaign_id)
+    try:
+        if after is None:
+            changes, position = [], await read(log_head, campaign_id)
+        else:
+            changes, position = await read(missed_changes, membership, after)
+            position = max(position, after)
+        # The first bytes tell the client (and the tests) that the stream is live.
+        yield f"retry: {RETRY_MS}\n: live\n\n".encode()
+        for change in changes:
+            yield change.sse
+        while True:
+            try:
+                item = await asyncio.wait_for(queue.get(), heartbeat)
+            except TimeoutError:
+                yield b": heartbeat\n\n"
+                continue
+            if item is live.RESYNC:
+                changes, head = await read(missed_changes, membership, position)
+                for change in changes:
+                    yield change.sse
+                position = max(position, head)
+                continue
+            if item.log_id <= position:
+                continue  # already read from the log
+            seen = await visible_change(item, user_id, shown)
+            if seen is None:
+                return  # removed from the campaign: nothing more for them
+            change, member = seen
+            position = item.log_id
+            if change.characters:
+                yield change.sse
+            if change.cards:
+                message = await cards_message(item, user_id, shown, change, member)
+                yield message.sse(token_input)
+    finally:
+        live.unsubscribe(campaign_id, queue)
+
+
+def _parse_id(value) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number >= 0 else None
+
+
+def _after(request) -> int | None:
+    """Where the client is: EventSource's Last-Event-ID on a reconnection, else the id the
+    page was rendered at (`?after=`)."""
+    last = _parse_id(request.headers.get("Last-Event-ID"))
+    return last if last is not None else _parse_id(request.GET.get("after"))
+
+
+def _shown(request) -> Shown:
+    """What the page shows (`?cards=3,9`: its cards), in which language, under which prefix.
+    Anything that is not an id is ignored: this only saves refetches."""
+    ids = (_parse_id(part) for part in request.GET.get("cards", "").split(",")[:MAX_CARDS])
+    return Shown(
+        cards=frozenset(i for i in ids if i is not None),
+        language=get_language(),
+        script_prefix=get_script_prefix(),
+    )
+
+
+@require_GET
+async def events(request, campaign_id: int):
+    user = await request.auser()
+    if not user.is_authenticated:
+        raise Http404
+    membership = (
+        await Membership.objects.select_related("campaign")
+        .filter(campaign_id=campaign_id, user=user)
+        .afirst()
+    )
+    # The stream outlives this request's database connection: give it back now (its reads
+    # go through the shared reader threads).
+    await sync_to_async(connections.close_all)()
+    if membership is None:
+        raise Http404
+    if not isinstance(request, ASGIRequest):
+        # A WSGI server would hold a thread per stream forever: tell EventSource to stop (204
+        # ends it for good); the page falls back to polling.
+        return HttpResponse(status=204)
+    stream = change_stream(
+        membership,
+        _after(request),
+        shown=_shown(request),
+        token_input=csrf_input(get_token(request)),
+    )
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
+    return response
+
+
+@login_required
+@require_GET
+def poll(request, campaign_id: int):
+    """The fallback when the stream keeps failing: the same changes, as JSON, on request."""
+    membership = get_membership(request, campaign_id)
+    after = _parse_id(request.GET.get("after"))
+    if after is None:
+        return JsonResponse({"changes": [], "last_id": None})
+    changes, _ = missed_changes(membership, after)
+    # Only ids the viewer was shown: the next poll re-reads past what they may not see.
+    last_id = changes[-1].log_id if changes else after
+    response = JsonResponse({"changes": [c.as_dict() for c in changes], "last_id": last_id})
+    response["Cache-Control"] = "no-cache"
+    return response

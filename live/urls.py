@@ -1,0 +1,8 @@
+from django.urls import path
+
+from live import stream
+
+urlpatterns = [
+    path("c/<int:campaign_id>/events/", stream.events, name="campaign_events"),
+    path("c/<int:campaign_id>/events/poll", stream.poll, name="campaign_events_poll"),
+]

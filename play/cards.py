@@ -1,0 +1,71 @@
+"""A character's card as HTML, cached per character version.
+
+A card's HTML depends only on its character's rows (whose `version` changes with every
+write), the campaign's settings shown on it, the viewer's role and language. It is cached
+under those, without the CSRF token, which is put in per request (or per live stream), and
+without the out-of-band mark of an action's response: the card an action just changed is then
+cached for the live stream's push of the same version.
+"""
+
+from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.utils.html import format_html
+from django.utils.translation import get_language
+
+from play.selectors import card_for, characters_for_cards
+
+CSRF_PLACEHOLDER = "__csrf_token_placeholder__"
+OOB_PLACEHOLDER = "__oob_placeholder__"
+OOB_ATTRIBUTE = ' hx-swap-oob="true"'
+CARD_TTL = 24 * 60 * 60
+
+
+def card_cache_key(c, campaign, membership) -> str:
+    return ":".join(
+        map(
+            str,
+            (
+                "card",
+                campaign.pk,
+                c.pk,
+                c.version,
+                c.owner_id,
+                get_language(),
+                "gm" if membership.is_gm else "player",
+                ",".join(campaign.stats),
+                campaign.default_roll_visibility,
+            ),
+        )
+    )
+
+
+def card_html(character, *, campaign, membership, oob=False) -> str:
+    """The card of `character` for this viewer, with `CSRF_PLACEHOLDER` where the token goes.
+
+    `character` is a row, best with conditions, sequels and illness prefetched (the
+    dashboard's rows are); a bare row is completed only when the card is not cached. The
+    live stream pushes this same HTML (live/stream.py). `oob`: marked for an out-of-band
+    swap (htmx), as an action's response sends it.
+    """
+    key = card_cache_key(character, campaign, membership)
+    html = cache.get(key)
+    if html is None:
+        if not hasattr(character, "_prefetched_objects_cache"):
+            character = characters_for_cards(campaign).get(pk=character.pk)
+        html = render_to_string(
+            "play/_card.html",
+            {
+                "card": card_for(character, campaign),
+                "campaign": campaign,
+                "membership": membership,
+                "oob_attribute": OOB_PLACEHOLDER,
+                "csrf_input": CSRF_PLACEHOLDER,
+                "LANGUAGE_CODE": get_language(),
+            },
+        )
+        cache.set(key, html, CARD_TTL)
+    return html.replace(OOB_PLACEHOLDER, OOB_ATTRIBUTE if oob else "", 1)
+
+
+def csrf_input(token: str) -> str:
+    return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)

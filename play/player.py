@@ -1,0 +1,99 @@
+"""The player's side of a character: the sheet on a phone and the tests they roll themselves.
+
+Players never change PV, Flux or conditions; the only write here is a test (R5) when the
+campaign lets players roll (R9), on their own character, through `services.apply`.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
+
+from campaign.permissions import can_roll_for, can_see_full_sheet, get_membership
+from characters.models import Vital
+from journal.texts import explanation, rule_message
+from play import selectors, services
+from play.actions import CheckForm
+from rules.engine import RuleError
+
+
+class PlayerCheckForm(CheckForm):
+    """A test as the player asks for it: stat, skill, difficulty, and maybe their own die.
+
+    No GM modifier and no visibility choice: the roll is logged with the campaign's default.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        del self.fields["visibility"]
+        del self.fields["modifier"]
+        self.fields["dice"].label = _("My own D20 (optional)")
+        self.fields["dice"].help_text = _(
+            "Leave it empty and the server rolls; or type the die you rolled at the table."
+        )
+
+    def modifiers(self):
+        return ()
+
+
+def _character(membership, character_id):
+    return get_object_or_404(selectors.characters_for_cards(membership.campaign), pk=character_id)
+
+
+def sheet_response(request, membership, character, *, form=None, status=200):
+    """The sheet: the live card, the notes, and the owner's test form when they may roll."""
+    if not can_see_full_sheet(membership, character):
+        raise PermissionDenied
+    campaign = membership.campaign
+    may_roll = can_roll_for(membership, character)
+    # Only the conscious act (R10–R16); the engine refuses the others' tests anyway.
+    conscious = character.vital in (Vital.UP, Vital.BORROWED_TIME)
+    if may_roll and conscious and form is None:
+        form = PlayerCheckForm(campaign=campaign, character=character)
+    return render(
+        request,
+        "play/sheet.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "character": character,
+            # A refused roll keeps its form, to show why; otherwise only the conscious get one.
+            "roll_form": form if may_roll and (conscious or form is not None) else None,
+            "unconscious": may_roll and not conscious,
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_POST
+def character_roll(request, campaign_id, character_id):
+    """A player's own test (R5, R9): server roll or typed-in die, explained after."""
+    membership = get_membership(request, campaign_id)
+    character = _character(membership, character_id)
+    if not can_roll_for(membership, character):
+        raise PermissionDenied
+    form = PlayerCheckForm(request.POST, campaign=membership.campaign, character=character)
+    if form.is_valid():
+        try:
+            result = services.apply(
+                campaign_id=membership.campaign_id,
+                actor=request.user,
+                action="check",
+                operation=form.operation(),
+                character_ids=form.character_ids(),
+                typed=form.typed_dice(),
+            )
+        except RuleError as error:
+            form.add_error(None, rule_message(error))
+        else:
+            for line in explanation(result.outcome):
+                messages.info(request, line, "roll")
+            return redirect("character", membership.campaign_id, character.pk)
+    # Rows may have changed since they were read: show the sheet as it stands.
+    character = _character(membership, character_id)
+    return sheet_response(request, membership, character, form=form, status=400)

@@ -1,0 +1,123 @@
+"""Reads for cards, sheets and the dashboard: a fixed number of queries however many rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.urls import reverse
+from django.utils.translation import get_language
+
+from campaign.models import Campaign
+from characters.models import Character
+from characters.state import character_state, ruleset_for
+from journal.visibility import visible_entries
+from play.actions import ACTIONS, QUICK_ACTIONS
+from rules import engine
+from rules.engine import text as engine_text
+
+
+@dataclass(frozen=True)
+class StatLine:
+    code: str
+    base: int
+    effective: int
+
+
+# The card's "more actions" links: every action but the quick ones on the card itself.
+ACTION_LINKS = [
+    (name, action.label) for name, action in ACTIONS.items() if name not in QUICK_ACTIONS
+]
+
+
+@dataclass(frozen=True)
+class Card:
+    """What a card or a sheet shows of a character, derived once from its rows."""
+
+    character: Character
+    state: engine.CharacterState
+    effective: engine.Effective
+    stats: list[StatLine]
+    conditions: list[tuple[str, str]]
+    illness: str
+    vital: str
+    url: str  # the sheet's URL; the card's other links hang below it
+    action_links = ACTION_LINKS
+
+
+def characters_for_cards(campaign: Campaign):
+    return (
+        Character.objects.filter(campaign=campaign)
+        .select_related("owner", "illness")
+        .prefetch_related("conditions", "sequels")
+        .order_by("kind", "name", "pk")
+    )
+
+
+def card_for(character: Character, campaign: Campaign) -> Card:
+    lang = 1 if get_language() == "en" else 0
+    ruleset = ruleset_for(campaign)
+    state = character_state(character, campaign.stats)
+    illness = ""
+    if state.illness is not None:
+        illness = engine_text.SEVERITY_TEXT[state.illness.severity][lang]
+    return Card(
+        character=character,
+        state=state,
+        effective=engine.effective(state),
+        stats=[
+            StatLine(code, state.base_stat(code, ruleset), state.stat(code, ruleset))
+            for code in campaign.stats
+        ],
+        conditions=[
+            (engine_text.condition_name(c.kind)[lang], engine_text.describe_condition(c)[lang])
+            for c in state.conditions
+        ],
+        illness=illness,
+        vital=engine_text.VITAL_TEXT[state.vital][lang],
+        url=reverse("character", args=[campaign.pk, character.pk]),
+    )
+
+
+@dataclass(frozen=True)
+class PartyMember:
+    """Another player's character as the campaign's `party_visibility` lets a player see it:
+    the name always; the vital state and conditions under STATE and BARS; numbers under BARS."""
+
+    character: Character
+    vital: str = ""
+    conditions: tuple[str, ...] = ()
+    bars: bool = False
+
+
+def party_for(membership, rows) -> list[PartyMember]:
+    """The other player characters (NPCs are the GM's to reveal), as this player may see them.
+
+    `rows` come from `characters_for_cards`, so this costs no query.
+    """
+    from campaign.models import PartyVisibility
+
+    lang = 1 if get_language() == "en" else 0
+    shown = membership.campaign.party_visibility
+    party = []
+    for row in rows:
+        if row.kind != "pc" or row.owner_id == membership.user_id:
+            continue
+        if shown == PartyVisibility.NOTHING:
+            party.append(PartyMember(row))
+            continue
+        state = character_state(row, membership.campaign.stats)
+        party.append(
+            PartyMember(
+                row,
+                vital=engine_text.VITAL_TEXT[state.vital][lang],
+                conditions=tuple(
+                    engine_text.condition_name(c.kind)[lang] for c in state.conditions
+                ),
+                bars=shown == PartyVisibility.BARS,
+            )
+        )
+    return party
+
+
+def latest_entries(membership, *, limit: int = 20):
+    return list(visible_entries(membership)[:limit])

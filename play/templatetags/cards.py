@@ -1,0 +1,35 @@
+"""Template tags for cards (play/cards.py caches their HTML) and game time."""
+
+from django import template
+from django.middleware.csrf import get_token
+from django.utils.safestring import mark_safe
+
+from journal.texts import game_time as game_time_text
+from journal.texts import in_language
+from play.actions import PARTY_ACTIONS
+from play.cards import CSRF_PLACEHOLDER, card_html, csrf_input
+
+register = template.Library()
+
+
+@register.simple_tag
+def party_links():
+    """The party bar's links; the clock's quick buttons sit beside them."""
+    return [(name, action.label) for name, action in PARTY_ACTIONS.items()]
+
+
+@register.filter
+def game_time(value):
+    """ "jour 3, 14:20" from a game-clock datetime (stored in UTC: it is fiction, not Paris)."""
+    if not value:
+        return ""
+    return in_language(*game_time_text(value))
+
+
+@register.simple_tag(takes_context=True)
+def render_card(context, character, oob=False):
+    """The card of `character` (see card_html), with this request's CSRF token."""
+    campaign, membership = context["campaign"], context["membership"]
+    html = card_html(character, campaign=campaign, membership=membership, oob=oob)
+    # Safe: the cached HTML is the template's own output, the token input is escaped.
+    return mark_safe(html.replace(CSRF_PLACEHOLDER, csrf_input(get_token(context["request"]))))

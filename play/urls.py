@@ -1,0 +1,49 @@
+from django.urls import path
+
+from play import player, views
+
+urlpatterns = [
+    path("c/<int:campaign_id>/", views.campaign_detail, name="campaign"),
+    path("c/<int:campaign_id>/characters/new/", views.character_create, name="character_create"),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/",
+        views.character_sheet,
+        name="character",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/edit/",
+        views.character_edit,
+        name="character_edit",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/card/",
+        views.character_card,
+        name="character_card",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/probability/",
+        views.check_probability,
+        name="check_probability",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/roll/",
+        player.character_roll,
+        name="character_roll",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/",
+        views.character_action,
+        name="character_action",
+    ),
+    path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
+    path(
+        "c/<int:campaign_id>/history/<int:entry_id>/undo/",
+        views.entry_undo,
+        name="entry_undo",
+    ),
+    path(
+        "c/<int:campaign_id>/history/<int:entry_id>/undo-action/",
+        views.action_undo,
+        name="action_undo",
+    ),
+]

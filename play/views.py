@@ -1,0 +1,270 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import reswap, retarget
+
+from campaign.permissions import can_see_full_sheet, get_gm_membership, get_membership
+from characters.models import Character
+from characters.state import character_state, ruleset_for
+from journal.models import AuditEntry
+from journal.texts import current_language, explanation, rule_message
+from play import player, selectors, services
+from play.actions import ACTIONS, PARTY_ACTIONS, CheckForm
+from play.forms import CharacterForm
+from rules import engine
+from rules.engine import RuleError
+
+
+def _character(membership, character_id) -> Character:
+    return get_object_or_404(
+        Character.objects.select_related("campaign", "owner"),
+        pk=character_id,
+        campaign_id=membership.campaign_id,
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def character_create(request, campaign_id):
+    membership = get_gm_membership(request, campaign_id)
+    return _character_form(request, membership, Character(campaign=membership.campaign))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def character_edit(request, campaign_id, character_id):
+    membership = get_gm_membership(request, campaign_id)
+    return _character_form(request, membership, _character(membership, character_id))
+
+
+def _character_form(request, membership, character):
+    campaign = membership.campaign
+    form = CharacterForm(request.POST or None, instance=character, campaign=campaign)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            character = form.save()
+            messages.success(request, _("%(name)s saved.") % {"name": character.name})
+            return redirect("character", campaign.pk, character.pk)
+        status = 400
+    return render(
+        request,
+        "play/form.html",
+        {"campaign": campaign, "membership": membership, "form": form, "character": character},
+        status=status,
+    )
+
+
+@login_required
+@require_GET
+def character_sheet(request, campaign_id, character_id):
+    membership = get_membership(request, campaign_id)
+    character = get_object_or_404(
+        selectors.characters_for_cards(membership.campaign), pk=character_id
+    )
+    return player.sheet_response(request, membership, character)
+
+
+def _action_fragments(membership, result):
+    """The pieces an action changes: the explanation, the cards it touched, the roll log."""
+    campaign = membership.campaign
+    rows = selectors.characters_for_cards(campaign).filter(pk__in=result.character_ids)
+    return {
+        "campaign": campaign,
+        "membership": membership,
+        "changed_characters": rows,
+        "log_entries": selectors.latest_entries(membership),
+        "explanation": explanation(result.outcome),
+    }
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def character_action(request, campaign_id, character_id, action):
+    membership = get_gm_membership(request, campaign_id)
+    spec = ACTIONS.get(action)
+    if spec is None:
+        raise Http404
+    return _run_action(request, membership, spec, _character(membership, character_id))
+
+
+def _run_action(request, membership, spec, character=None):
+    """GET: the action's form. POST: validate, apply through the one service, show the outcome.
+
+    Errors (the form's or the rules') come back as a 400 with the form and its message, in the
+    panel the form came from.
+    """
+    campaign = membership.campaign
+    extra = {"character": character} if character is not None else {}
+    form = spec.form(request.POST or None, campaign=campaign, **extra)
+    context = {"campaign": campaign, "membership": membership, "form": form, "action": spec}
+    context["character"] = character
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                result = services.apply(
+                    campaign_id=campaign.pk,
+                    actor=request.user,
+                    action=spec.name,
+                    operation=form.operation(),
+                    character_ids=form.character_ids(),
+                    typed=form.typed_dice(),
+                    visibility=form.cleaned_data["visibility"],
+                )
+            except RuleError as error:
+                form.add_error(None, rule_message(error))
+            else:
+                return _after_action(request, membership, result)
+        return _action_form_response(request, context, status=400)
+    return _action_form_response(request, context)
+
+
+def _action_form_response(request, context, status=200):
+    if request.htmx:
+        response = render(request, "play/_action_form.html", context, status=status)
+        if status >= 400:
+            # Show the message where the form is, not in the result area.
+            character = context["character"]
+            panel = f"#panel-{character.pk}" if character is not None else "#panel-party"
+            response = reswap(retarget(response, panel), "innerHTML")
+        return response
+    return render(request, "play/action_page.html", context, status=status)
+
+
+def _after_action(request, membership, result):
+    if request.htmx:
+        context = _action_fragments(membership, result)
+        return render(request, "play/_action_result.html", context)
+    for line in explanation(result.outcome):
+        messages.info(request, line)
+    return redirect("campaign", membership.campaign_id)
+
+
+@login_required
+@require_GET
+def character_card(request, campaign_id, character_id):
+    """One card, for a live refresh: what this viewer may see of the character.
+
+    Every open card asks at once after a change, so this loads only the character's row;
+    its conditions, sequels and illness are read only when the card is not cached yet.
+    """
+    membership = get_membership(request, campaign_id)
+    character = get_object_or_404(Character, pk=character_id, campaign_id=campaign_id)
+    if not can_see_full_sheet(membership, character):
+        raise PermissionDenied
+    return render(
+        request,
+        "play/card_fragment.html",
+        {"campaign": membership.campaign, "membership": membership, "character": character},
+    )
+
+
+@login_required
+@require_GET
+def check_probability(request, campaign_id, character_id):
+    """The chance of success of the test the form describes, before it is rolled (R5–R8)."""
+    membership = get_membership(request, campaign_id)
+    character = get_object_or_404(
+        selectors.characters_for_cards(membership.campaign), pk=character_id
+    )
+    if not can_see_full_sheet(membership, character):
+        raise PermissionDenied
+    form = CheckForm(request.GET, campaign=membership.campaign, character=character)
+    form.fields["visibility"].required = False
+    if not form.is_valid():
+        return HttpResponse("—", content_type="text/plain", status=400)
+    probability = engine.success_probability(
+        character_state(character, membership.campaign.stats),
+        form.cleaned_data["stat"],
+        ruleset=ruleset_for(membership.campaign),
+        **form.check_arguments(),
+    )
+    return HttpResponse(f"{round(100 * probability)} %", content_type="text/plain")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def party_action(request, campaign_id, action):
+    membership = get_gm_membership(request, campaign_id)
+    spec = PARTY_ACTIONS.get(action)
+    if spec is None:
+        raise Http404
+    return _run_action(request, membership, spec)
+
+
+@login_required
+@require_GET
+def campaign_detail(request, campaign_id):
+    membership = get_membership(request, campaign_id)
+    campaign = membership.campaign
+    if membership.is_gm:
+        return render(
+            request,
+            "play/dashboard.html",
+            {
+                "campaign": campaign,
+                "membership": membership,
+                "characters": selectors.characters_for_cards(campaign),
+                "log_entries": selectors.latest_entries(membership),
+            },
+        )
+    rows = list(selectors.characters_for_cards(campaign))
+    return render(
+        request,
+        "play/player_home.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "own": [c for c in rows if c.owner_id == request.user.pk],
+            "party": selectors.party_for(membership, rows),
+        },
+    )
+
+
+@login_required
+@require_POST
+def entry_undo(request, campaign_id, entry_id, whole_action=False):
+    """The GM reverts a change (or a whole action) with new entries; a conflict is explained
+    and the GM chooses: revert anyway (`force`), or cancel."""
+    membership = get_gm_membership(request, campaign_id)
+    entry = get_object_or_404(AuditEntry, pk=entry_id, campaign_id=membership.campaign_id)
+    force = request.POST.get("force") == "1"
+    context = {
+        "campaign": membership.campaign,
+        "membership": membership,
+        "entry": entry,
+        "whole_action": whole_action,
+        "back": reverse("history", args=[campaign_id]) + f"#entry-{entry.pk}",
+    }
+    try:
+        result = services.entry_undo(
+            campaign_id=membership.campaign_id,
+            actor=request.user,
+            entry_id=entry.pk,
+            whole_action=whole_action,
+            force=force,
+        )
+    except services.UndoConflict as conflict:
+        lang = current_language()
+        context["problems"] = [getattr(p, lang) for p in conflict.problems]
+        return render(request, "play/undo_conflict.html", context, status=409)
+    except RuleError as error:
+        context["refusal"] = rule_message(error)
+        return render(request, "play/undo_conflict.html", context, status=400)
+    messages.success(
+        request,
+        _("Undone: %(n)s change(s) reverted, as new entries in the history.")
+        % {"n": len(result.entries)},
+    )
+    return redirect(reverse("history", args=[campaign_id]) + f"#entry-{result.entries[-1].pk}")
+
+
+@login_required
+@require_POST
+def action_undo(request, campaign_id, entry_id):
+    return entry_undo(request, campaign_id, entry_id, whole_action=True)

@@ -1,0 +1,100 @@
+"""What a viewer may not see is absent everywhere: pages, the card fragment, the history and
+its three exports; the GM's have it. One function decides it (campaign/visibility.py)."""
+
+import pytest
+from django.urls import reverse
+
+from campaign.models import PartyVisibility
+from tests.play.play import run
+
+FORMATS = ("csv", "json", "md")
+
+
+def _text(response) -> str:
+    assert response.status_code == 200, response.status_code
+    if response.streaming:
+        return b"".join(response.streaming_content).decode()
+    return response.content.decode()
+
+
+def everything(client, world, character) -> dict[str, str]:
+    """Every place the viewer could read about `character`, by name."""
+    campaign = world.campaign
+    places = {
+        "home": client.get(reverse("campaign", args=[campaign.pk])),
+        "history": client.get(reverse("history", args=[campaign.pk])),
+        "sheet": client.get(reverse("character", args=[campaign.pk, character.pk])),
+        "card": client.get(reverse("character_card", args=[campaign.pk, character.pk])),
+    }
+    for fmt in FORMATS:
+        places[fmt] = client.get(reverse("history_export", args=[campaign.pk, fmt]))
+    session = world.campaign.sessions.first()
+    if session is not None:
+        places["recap"] = client.get(reverse("session_recap", args=[campaign.pk, session.pk]))
+    return {
+        name: response.content.decode() if response.status_code == 403 else _text(response)
+        for name, response in places.items()
+    }
+
+
+def test_a_gm_only_roll_is_nowhere_for_the_player_and_everywhere_for_the_gm(
+    gm_client, player_client, world
+):
+    data = {"stat": "INS", "skill": "Secretissime", "difficulty": "10"}
+    run(world.campaign, world.gm, "check", data, character=world.pc, typed=[20], visibility="gm")
+
+    for place, text in everything(player_client, world, world.pc).items():
+        assert "Secretissime" not in text, place
+    gm_sees = everything(gm_client, world, world.pc)
+    for place in ("history", "recap", *FORMATS):
+        assert "Secretissime" in gm_sees[place], place
+
+
+def test_gm_notes_are_nowhere_for_the_player(gm_client, player_client, world):
+    run(world.campaign, world.gm, "damage", {"amount": "3"}, character=world.pc)
+    for place, text in everything(player_client, world, world.pc).items():
+        assert world.pc.gm_notes not in text, place
+        assert world.other_pc.gm_notes not in text, place
+    assert world.pc.gm_notes in everything(gm_client, world, world.pc)["sheet"]
+
+
+@pytest.mark.parametrize("shown", [PartyVisibility.STATE, PartyVisibility.NOTHING])
+def test_other_players_numbers_are_hidden_under_state_and_nothing(
+    gm_client, player_client, world, shown
+):
+    world.campaign.party_visibility = shown
+    world.campaign.save()
+    # 9 damage − 4 PA: Gaspard's PV 18 → 13; then a condition (a state, not a number).
+    run(world.campaign, world.gm, "damage", {"amount": "9"}, character=world.other_pc)
+    run(world.campaign, world.gm, "add_condition", {"kind": "gene"}, character=world.other_pc)
+    data = {"stat": "ADR", "skill": "Forgeronnerie", "difficulty": "10"}
+    run(world.campaign, world.gm, "check", data, character=world.other_pc, typed=[12])
+
+    player_sees = everything(player_client, world, world.other_pc)
+    for place, text in player_sees.items():
+        assert "18 → 13" not in text, place  # the PV change
+        assert "13 / 18" not in text, place  # the bars
+        assert "Forgeronnerie" not in text, place  # another character's roll
+    # The card fragment of another player's character is refused outright.
+    assert "Gaspard" not in player_sees["card"]
+    # STATE shows the condition (a state); NOTHING shows no entry about Gaspard at all.
+    for place in ("history", *FORMATS):
+        assert ("Gêné" in player_sees[place] or "gene" in player_sees[place]) is (
+            shown == PartyVisibility.STATE
+        ), place
+
+    gm_sees = everything(gm_client, world, world.other_pc)
+    for place in ("history", *FORMATS):
+        assert "18 → 13" in gm_sees[place], place
+        assert "Forgeronnerie" in gm_sees[place], place
+    assert "13 / 18" in gm_sees["card"]
+
+
+def test_under_bars_the_party_sees_the_numbers(player_client, world):
+    world.campaign.party_visibility = PartyVisibility.BARS
+    world.campaign.save()
+    run(world.campaign, world.gm, "damage", {"amount": "9"}, character=world.other_pc)
+    player_sees = everything(player_client, world, world.other_pc)
+    assert "13 / 18" in player_sees["home"]
+    for place in ("history", *FORMATS):
+        assert "18 → 13" in player_sees[place], place

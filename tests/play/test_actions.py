@@ -1,0 +1,519 @@
+"""The GM dashboard's actions over HTTP: who may, what a bad input gets, what htmx receives.
+
+Every character action (`play.actions.ACTIONS`) and party action (`PARTY_ACTIONS`) has a
+case below: the state that makes it possible, a valid body (with typed-in dice where it rolls,
+R9) and what it must change. Outsiders get a 404, players a 403, and neither writes a thing.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils.html import escape
+
+from campaign.models import Campaign
+from characters.models import Character, Condition, Illness, Sequel
+from journal.models import AuditEntry
+from play.actions import ACTIONS, PARTY_ACTIONS
+from play.cards import OOB_PLACEHOLDER, card_html
+from tests.helpers import assert_form_error, db_state
+from tests.play.play import T0, put, run
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def _nothing(world):
+    pass
+
+
+@dataclass(frozen=True)
+class Case:
+    data: Callable  # world -> POST body (without visibility)
+    setup: Callable = _nothing  # world -> None: the state the action needs
+    changed: Callable = lambda world: None  # world -> None: asserts the rows after
+    party: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+def _pc(world) -> Character:
+    return Character.objects.get(pk=world.pc.pk)
+
+
+def _campaign(world) -> Campaign:
+    return Campaign.objects.get(pk=world.campaign.pk)
+
+
+def _in_coma(world):
+    put(world.pc, pv=-2, vital="coma", next_coma_hour=T0)
+
+
+def _check(expected):
+    def check(world):
+        pc = _pc(world)
+        assert {name: getattr(pc, name) for name in expected} == expected
+
+    return check
+
+
+CASES = {
+    "damage": Case(lambda w: {"amount": "5"}, changed=_check({"pv": 8})),
+    "heal": Case(lambda w: {"amount": "2"}, changed=_check({"pv": 13})),
+    "spend_flux": Case(lambda w: {"amount": "2"}, changed=_check({"flux": 5})),
+    "restore_flux": Case(lambda w: {"amount": "2"}, changed=_check({"flux": 9})),
+    "check": Case(
+        lambda w: {"stat": "VAI", "skill": "Survie", "difficulty": "10", "dice": "14"},
+        changed=lambda w: AuditEntry.objects.get(kind="roll").roll["total"] == 15,
+    ),
+    "add_condition": Case(
+        lambda w: {"kind": "gene"},
+        changed=lambda w: list(Condition.objects.values_list("kind", flat=True)) == ["gene"],
+    ),
+    "remove_condition": Case(
+        lambda w: {"kind": "gene"},
+        setup=lambda w: put(w.pc, conditions=[("gene", "gm")]),
+        changed=lambda w: not Condition.objects.exists(),
+    ),
+    "fall": Case(
+        lambda w: {"storeys": "1", "surface": "normal", "soften": "none", "dice": "4"},
+        changed=_check({"pv": 7}),
+    ),
+    "fall_ill": Case(
+        lambda w: {"severity": "2", "name": "toux", "dice": "15, 2"},
+        changed=lambda w: Illness.objects.get().days_left == 1,
+    ),
+    "remedy": Case(
+        lambda w: {"dice": "2"},
+        setup=lambda w: Illness.objects.create(
+            character=w.pc, severity=2, days_left=3, started_at=T0
+        ),
+        changed=lambda w: Illness.objects.get().days_left == 1,
+    ),
+    "stabilise": Case(
+        lambda w: {"healer": str(w.other_pc.pk), "difficulty": "10", "dice": "12"},
+        setup=_in_coma,
+        changed=_check({"vital": "stabilised"}),
+    ),
+    "wake": Case(
+        lambda w: {"sequel_cause": "une toux sanglante", "dice": "15, 2"},
+        setup=lambda w: put(w.pc, pv=-2, vital="stabilised", stabilised_at=T0),
+        changed=_check({"vital": "up", "pv": 1}),
+    ),
+    "end_coma": Case(lambda w: {}, setup=_in_coma, changed=_check({"vital": "up", "pv": 1})),
+    "revive": Case(
+        lambda w: {"pv": "3"},
+        setup=lambda w: put(w.pc, pv=-4, vital="dead"),
+        changed=_check({"vital": "up", "pv": 3}),
+    ),
+    "clock": Case(
+        lambda w: {"minutes": "60"},
+        party=True,
+        changed=lambda w: _campaign(w).clock.hour == 9,
+    ),
+    "end_scene": Case(lambda w: {}, party=True, changed=lambda w: _campaign(w).scene == 2),
+    "night": Case(
+        lambda w: {"hours": "8", "clinic": [str(w.pc.pk)], "dice": "1"},
+        party=True,
+        changed=_check({"pv": 14, "flux": 10}),  # 11 + 4 + 1 → 14 (max 14); 7 + 4 → 10 (max)
+    ),
+    "hour_rest": Case(
+        lambda w: {"dice": "3"},
+        party=True,
+        changed=lambda w: _campaign(w).pending_hour_rest == 3,
+    ),
+    "share_hour_rest": Case(
+        lambda w: {f"pv_{w.pc.pk}": "1", f"flux_{w.pc.pk}": "2"},
+        setup=lambda w: Campaign.objects.filter(pk=w.campaign.pk).update(pending_hour_rest=3),
+        party=True,
+        changed=_check({"pv": 12, "flux": 9}),
+    ),
+}
+
+
+def test_every_action_has_a_case():
+    assert set(CASES) == set(ACTIONS) | set(PARTY_ACTIONS)
+    assert {name for name, case in CASES.items() if case.party} == set(PARTY_ACTIONS)
+
+
+def url_for(world, name, character=None) -> str:
+    if name in PARTY_ACTIONS:
+        return reverse("party_action", args=[world.campaign.pk, name])
+    character = character or world.pc
+    return reverse("character_action", args=[world.campaign.pk, character.pk, name])
+
+
+def body(world, name, **overrides) -> dict:
+    return {"visibility": "everyone", **CASES[name].data(world), **overrides}
+
+
+def prepared(world, name) -> str:
+    CASES[name].setup(world)
+    return url_for(world, name)
+
+
+# ---------------------------------------------------------------------------------------------
+# The GM may; everybody else may not, and nothing is written
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_it_shows_the_gm_every_action_form(gm_client, world, name):
+    url = prepared(world, name)
+    before = db_state()
+    response = gm_client.get(url)
+    assert response.status_code == 200
+    assert "play/action_page.html" in [t.name for t in response.templates]
+    assert f'action="{url}"' in response.content.decode()
+    assert db_state() == before
+
+    response = gm_client.get(url, **HTMX)
+    assert response.status_code == 200
+    assert next(t.name for t in response.templates) == "play/_action_form.html"
+    assert "<html" not in response.content.decode()
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_it_applies_every_action_for_the_gm_and_redirects_without_js(gm_client, world, name):
+    url = prepared(world, name)
+    response = gm_client.post(url, body(world, name))
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("campaign", args=[world.campaign.pk])
+    assert CASES[name].changed(world) in (None, True)
+    entries = list(AuditEntry.objects.order_by("id"))
+    assert entries, "an action the GM applied wrote nothing"
+    assert {(e.action, e.actor_id) for e in entries} == {(name, world.gm.pk)}
+
+    page = gm_client.get(response["Location"])
+    messages = [str(m) for m in page.context["messages"]]
+    assert messages and all(re.match(r"R\d+ · ", m) for m in messages), messages
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_it_answers_htmx_with_the_explanation_and_the_changed_cards(gm_client, world, name):
+    url = prepared(world, name)
+    response = gm_client.post(url, body(world, name), **HTMX)
+
+    assert response.status_code == 200
+    assert next(t.name for t in response.templates) == "play/_action_result.html"
+    content = response.content.decode()
+    assert 'data-testid="explanation"' in content
+    for line in response.context["explanation"]:
+        assert f"<li>{escape(line)}</li>" in content
+    assert response.context["explanation"], "no explanation"
+    changed = {e.character_id for e in AuditEntry.objects.all()} - {None}
+    for pk in changed:
+        assert re.search(rf'id="character-{pk}"[^>]*hx-swap-oob="true"', content), pk
+    assert {card.pk for card in response.context["changed_characters"]} == changed
+    assert re.search(r'id="roll-log"[^>]*hx-swap-oob="true"', content)
+    assert re.search(r'id="party-bar"[^>]*hx-swap-oob="true"', content)
+
+
+def test_the_card_an_action_sends_is_cached_for_the_live_streams_push(gm_client, world):
+    """The response's out-of-band card and the stream's card are one cached render."""
+    url = f"/c/{world.campaign.pk}/characters/{world.pc.pk}/act/damage/"
+    response = gm_client.post(url, {"amount": "5", "visibility": "everyone"}, **HTMX)
+    assert response.status_code == 200
+    world.pc.refresh_from_db()
+    membership = world.campaign.memberships.select_related("campaign").get(user=world.gm)
+    with CaptureQueriesContext(connection) as queries:
+        html = card_html(world.pc, campaign=membership.campaign, membership=membership)
+    assert len(queries) == 0  # a bare row: not cached, it would read conditions and sequels
+    assert f'data-version="{world.pc.version}"' in html
+    assert "hx-swap-oob" not in html and OOB_PLACEHOLDER not in html
+    assert re.search(
+        rf'id="character-{world.pc.pk}"[^>]*hx-swap-oob="true"', response.content.decode()
+    )
+
+
+@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("method", ["get", "post"])
+@pytest.mark.parametrize(
+    ("who", "status"),
+    [("player_client", 403), ("other_player_client", 403), ("outsider_client", 404)],
+)
+def test_it_refuses_players_and_outsiders_and_writes_nothing(
+    request, world, name, method, who, status
+):
+    client = request.getfixturevalue(who)
+    url = prepared(world, name)
+    before = db_state()
+    response = client.get(url) if method == "get" else client.post(url, body(world, name), **HTMX)
+    assert response.status_code == status
+    assert world.pc.gm_notes not in response.content.decode()
+    if status == 404:
+        assert world.campaign.name not in response.content.decode()
+    assert db_state() == before
+
+
+@pytest.mark.parametrize("name", ["damage", "clock"])
+def test_it_sends_anonymous_people_to_log_in(anon_client, world, name):
+    url = prepared(world, name)
+    before = db_state()
+    response = anon_client.post(url, body(world, name))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+    assert db_state() == before
+
+
+def test_it_returns_404_for_a_character_of_another_campaign(gm_client, world, outsider):
+    from campaign.services import campaign_create
+
+    foreign = campaign_create(user=outsider, name="Ailleurs")
+    stranger = Character.objects.create(
+        campaign=foreign, name="Inconnu", pv=5, pv_max=5, flux=0, flux_max=0
+    )
+    before = db_state()
+    url = reverse("character_action", args=[world.campaign.pk, stranger.pk, "damage"])
+    assert gm_client.post(url, {"amount": "3", "visibility": "everyone"}).status_code == 404
+    assert db_state() == before
+
+
+@pytest.mark.parametrize("view", ["character_action", "party_action"])
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_it_returns_404_for_an_unknown_action(gm_client, world, view, method):
+    args = [world.campaign.pk] + ([world.pc.pk] if view == "character_action" else [])
+    url = reverse(view, args=[*args, "fireball"])
+    before = db_state()
+    response = getattr(gm_client, method)(url, {"visibility": "everyone", "amount": "3"})
+    assert response.status_code == 404
+    assert db_state() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input: the form again, with the message, a 400, and nothing written
+
+INVALID = [
+    # (action, body overrides, the field whose message the page must show)
+    ("damage", {"amount": "-3"}, "amount"),
+    ("damage", {"amount": "beaucoup"}, "amount"),
+    ("damage", {"amount": ""}, "amount"),
+    ("heal", {"amount": "1000"}, "amount"),
+    ("check", {"dice": "quatorze"}, "dice"),
+    ("check", {"stat": "XYZ"}, "stat"),
+    ("fall", {"storeys": "", "in_motion": ""}, "__all__"),
+    ("stabilise", {"healer": "", "healer_esp": ""}, "__all__"),
+    ("clock", {"minutes": ""}, "__all__"),
+    ("night", {"hours": "0"}, "hours"),
+    ("revive", {"pv": "20"}, "pv"),  # above Isaure's 14 max PV (R1): was a 500
+]
+
+REFUSED = [
+    # (action, body overrides, the rule's message in French)
+    ("check", {"dice": "25"}, "Un D20 ne peut pas donner 25 (de 1 à 20)."),
+    ("spend_flux", {"amount": "8"}, "Isaure n'a que 7 Flux (il en faut 8)."),
+    ("wake", {}, "Isaure n'est pas stabilisé·e : pas de test de réveil (R13)."),
+    ("remedy", {}, "Isaure n'est pas malade."),
+]
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["no-js", "htmx"])
+@pytest.mark.parametrize(("name", "overrides", "field_name"), INVALID)
+def test_it_rerenders_invalid_input_with_the_message(
+    gm_client, world, name, overrides, field_name, htmx
+):
+    url = prepared(world, name)
+    before = db_state()
+    response = gm_client.post(url, body(world, name, **overrides), **(HTMX if htmx else {}))
+
+    assert_form_error(response, field_name)
+    assert db_state() == before
+    if htmx:
+        panel = "#panel-party" if CASES[name].party else f"#panel-{world.pc.pk}"
+        assert response["HX-Retarget"] == panel
+        assert response["HX-Reswap"] == "innerHTML"
+        assert next(t.name for t in response.templates) == "play/_action_form.html"
+    else:
+        assert "play/action_page.html" in [t.name for t in response.templates]
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["no-js", "htmx"])
+@pytest.mark.parametrize(("name", "overrides", "message"), REFUSED)
+def test_it_shows_the_rules_refusal_in_the_form(gm_client, world, name, overrides, message, htmx):
+    url = url_for(world, name)  # no set-up: the rules refuse
+    before = db_state()
+    response = gm_client.post(url, body(world, name, **overrides), **(HTMX if htmx else {}))
+
+    assert response.status_code == 400
+    assert response.context["form"].non_field_errors() == [message]
+    assert escape(message) in response.content.decode()
+    assert db_state() == before
+    if htmx:
+        assert response["HX-Retarget"] == f"#panel-{world.pc.pk}"
+
+
+def test_it_shows_the_rules_refusal_in_english(gm_client, world):
+    gm_client.cookies["django_language"] = "en"
+    response = gm_client.post(url_for(world, "spend_flux"), body(world, "spend_flux", amount="8"))
+    assert response.status_code == 400
+    assert escape("Isaure has only 7 Flux (8 needed).") in response.content.decode()
+
+
+def test_it_shows_a_party_refusal_in_the_party_panel(gm_client, world):
+    before = db_state()
+    response = gm_client.post(url_for(world, "share_hour_rest"), body(world, "share_hour_rest"))
+    assert response.status_code == 400
+    message = "Aucun repos d'une heure n'a été lancé."
+    assert escape(message) in response.content.decode()
+    assert db_state() == before
+
+    response = gm_client.post(
+        url_for(world, "share_hour_rest"), body(world, "share_hour_rest"), **HTMX
+    )
+    assert response.status_code == 400
+    assert response["HX-Retarget"] == "#panel-party"
+    assert escape(message) in response.content.decode()
+
+
+def test_it_refuses_typed_dice_it_did_not_use(gm_client, world):
+    before = db_state()
+    response = gm_client.post(url_for(world, "check"), body(world, "check", dice="14, 3, 5"))
+    assert response.status_code == 400
+    assert "n&#x27;ont pas servi : 3, 5" in response.content.decode()
+    assert db_state() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# The card and the odds
+
+
+def test_it_renders_the_card_with_its_new_state(gm_client, world):
+    run(
+        world.campaign,
+        world.gm,
+        "damage",
+        {"amount": "13", "ignores_pa": "on"},
+        character=world.pc,
+        typed=[15],
+    )
+    response = gm_client.get(reverse("character_card", args=[world.campaign.pk, world.pc.pk]))
+
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert '<span class="value" data-testid="pv">-2 / 14</span>' in content
+    assert "en sursis (coma imminent)" in content
+    assert "Exténué" in content
+    assert 'class="card vital-borrowed_time"' in content
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "shown"),
+    [
+        ("add_condition", {"kind": "gene"}, "Gêné"),  # only a related row changes
+        ("damage", {"amount": "5"}, "8 / 14"),
+    ],
+)
+def test_the_dashboard_never_shows_a_card_older_than_the_last_action(
+    gm_client, world, name, data, shown
+):
+    dashboard = reverse("campaign", args=[world.campaign.pk])
+    card = reverse("character_card", args=[world.campaign.pk, world.pc.pk])
+    assert shown not in gm_client.get(dashboard).content.decode()  # cards now cached
+    assert shown not in gm_client.get(card).content.decode()
+
+    response = gm_client.post(url_for(world, name), body(world, name, **data))
+    assert response.status_code == 302
+
+    assert shown in gm_client.get(dashboard).content.decode()
+    assert shown in gm_client.get(card).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # Gaspard: VAI 2; d20 + 2 ≥ 10 on 8 to 20: 13 faces of 20.
+        ({"stat": "VAI", "difficulty": "10", "skill": "Survie"}, "65 %"),
+        ({"stat": "VAI", "difficulty": "10", "skill": "Survie", "modifier": "-3"}, "50 %"),
+        ({"stat": "VAI", "difficulty": "1"}, "100 %"),
+        ({"stat": "VAI", "difficulty": "23"}, "0 %"),
+    ],
+)
+def test_it_gives_the_exact_odds_before_rolling(gm_client, world, query, expected):
+    url = reverse("check_probability", args=[world.campaign.pk, world.other_pc.pk])
+    response = gm_client.get(url, query)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    assert response.content.decode() == expected
+
+
+def test_r7_a_sequel_lowers_the_odds_of_survie_only(gm_client, world):
+    Sequel.objects.create(character=world.other_pc, stat="ADR", cause="chute", d6=1)
+    url = reverse("check_probability", args=[world.campaign.pk, world.other_pc.pk])
+    survie = gm_client.get(url, {"stat": "VAI", "difficulty": "10", "skill": "Survie"})
+    other = gm_client.get(url, {"stat": "VAI", "difficulty": "10", "skill": "Volonté"})
+    assert (survie.content.decode(), other.content.decode()) == ("60 %", "65 %")
+
+
+def test_it_answers_a_dash_for_odds_it_cannot_compute(gm_client, world):
+    url = reverse("check_probability", args=[world.campaign.pk, world.other_pc.pk])
+    response = gm_client.get(url, {"stat": "VAI", "difficulty": "dix"})
+    assert response.status_code == 400
+    assert response.content.decode() == "—"
+
+
+# ---------------------------------------------------------------------------------------------
+# The dashboard's query count does not grow with the party
+
+
+def _populate(campaign, first, count):
+    for i in range(first, first + count):
+        character = Character.objects.create(
+            campaign=campaign,
+            name=f"Perso {i:02d}",
+            stats={code: 1 for code in campaign.stats},
+            pv=10,
+            pv_max=12,
+            flux=3,
+            flux_max=6,
+        )
+        Condition.objects.create(character=character, kind="gene", cause="gm", started_at=T0)
+        Condition.objects.create(character=character, kind="ebranle", cause="gm", started_at=T0)
+        Sequel.objects.create(character=character, stat="PUI", cause="chute", d6=2, gained_at=T0)
+        Illness.objects.create(character=character, severity=2, days_left=3, started_at=T0)
+
+
+def _dashboard_queries(client, campaign, characters) -> tuple[int, int]:
+    """Queries of the GM dashboard with no card cached, then with every card cached."""
+    url = reverse("campaign", args=[campaign.pk])
+    client.get(url)  # warm: the session, translations, template loading
+    counts = []
+    for cached in (False, True):
+        if not cached:
+            cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        assert response.status_code == 200
+        content = response.content.decode()
+        assert len(re.findall(r'<article class="card[ "]', content)) == characters
+        assert content.count("Gêné") >= characters  # the cards show their conditions
+        assert len(response.context["log_entries"]) == 20  # the log panel is full
+        counts.append(len(queries))
+    return tuple(counts)
+
+
+def test_the_dashboard_renders_in_the_same_number_of_queries_for_3_and_30_characters(
+    gm, gm_client, campaign
+):
+    _populate(campaign, 0, 3)
+    for _ in range(10):  # some history for the log panel, 2 entries each
+        run(
+            campaign,
+            gm,
+            "check",
+            {"stat": "VAI", "difficulty": "10"},
+            character=Character.objects.first(),
+            typed=[9],
+        )
+        run(campaign, gm, "heal", {"amount": "1"}, character=Character.objects.first())
+        put(Character.objects.first(), pv=10)
+    three = _dashboard_queries(gm_client, campaign, 3)
+
+    _populate(campaign, 3, 27)
+    thirty = _dashboard_queries(gm_client, campaign, 30)
+
+    print(f"dashboard queries (cold, cached): 3 characters {three}, 30 characters {thirty}")
+    assert thirty == three
+    assert max(thirty) <= 10, thirty
