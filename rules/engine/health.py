@@ -9,7 +9,6 @@ from datetime import timedelta
 from .checks import (
     MEDECINE,
     SURVIE,
-    Modifier,
     require_alive,
     require_conscious,
     roll_check,
@@ -27,6 +26,7 @@ from .errors import (
     WakeAlreadyTried,
 )
 from .outcome import Outcome, Transaction
+from .results import Modifier
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FLUX,
