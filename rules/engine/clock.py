@@ -89,6 +89,9 @@ def _wake(tx: Transaction, key: str | None) -> None:
     wake_try(tx, str(key), cause="", difficulty=None, modifiers=())
 
 
+# R32: what falls due at one moment applies in this order: the campaign's events (the morning
+# before anything a character rolls, so an illness ending that morning gives no malus), then
+# every character's R10, then every R11, then every R13, characters in state order within each.
 _HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
     "half_day": _half_day,
     "morning": _morning,
@@ -96,32 +99,42 @@ _HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
     "coma_hour": _coma_hour,
     "wake": _wake,
 }
+_ORDER = {kind: rank for rank, kind in enumerate(_HANDLERS)}
 
 
 def run_clock(tx: Transaction, target: datetime) -> None:
     """Move `tx` to `target`, applying every due event in time order.
 
-    Campaign events (half-day, morning) are those after the start and up to the target;
-    at equal times they come first, then characters in state order. A character's overdue
-    timer (before the start) is applied at its own time, so the log tells when it fell due.
+    Campaign events (half-day, morning) are those after the start and up to the target, so a
+    moment the clock reaches exactly is passed; a character's overdue timer (before the start)
+    is applied at its own time, so the log tells when it fell due. Same-moment order: _HANDLERS.
     """
     start = tx.now
-    fixed = sorted(
-        [(t, 0, "half_day") for h in half_day_starts(tx.ruleset) for t in _daily(start, target, h)]
-        + [(t, 1, "morning") for t in _daily(start, target, tx.ruleset.morning_hour)]
-    )
+    campaign_events = [
+        (t, kind)
+        for kind, hours in (
+            ("half_day", half_day_starts(tx.ruleset)),
+            ("morning", (tx.ruleset.morning_hour,)),
+        )
+        for hour in hours
+        for t in _daily(start, target, hour)
+    ]
+    fixed = sorted((t, _ORDER[kind], 0, kind) for t, kind in campaign_events)
     index = 0
     while True:
-        best: tuple[datetime, int, str, str | None] | None = None
+        best: tuple[datetime, int, int, str, str | None] | None = None
         if index < len(fixed):
             best = (*fixed[index], None)
-        for rank, character in enumerate(tx.state.characters, start=2):
+        for position, character in enumerate(tx.state.characters):
             due = character_due(character, tx.ruleset)
-            if due and due[0] <= target and (best is None or (due[0], rank) < best[:2]):
-                best = (due[0], rank, due[1], character.key)
+            if due is None or due[0] > target:
+                continue
+            candidate = (due[0], _ORDER[due[1]], position, due[1], character.key)
+            if best is None or candidate[:3] < best[:3]:
+                best = candidate
         if best is None:
             break
-        when, _, kind, key = best
+        when, _, _, kind, key = best
         index += key is None
         tx.now = when
         _HANDLERS[kind](tx, key)
