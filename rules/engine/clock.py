@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from .dice import DiceSource
 from .errors import InvalidClockMove
-from .health import HOUR, coma_hour, fall_into_coma, wake_try
+from .health import HOUR, coma_hour, fall_into_coma, wake_anchor, wake_try
 from .outcome import Outcome, Transaction
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
 from .text import SEVERITY_TEXT
@@ -46,7 +46,7 @@ def character_due(character: CharacterState, ruleset: Ruleset) -> tuple[datetime
         return character.coma_due, "coma_due"
     if vital is Vital.COMA and character.next_coma_hour:
         return character.next_coma_hour, "coma_hour"
-    anchor = character.last_wake_try or character.stabilised_at
+    anchor = wake_anchor(character)
     if vital is Vital.STABILISED and ruleset.automatic_wake_tries and anchor:
         return anchor + HOUR, "wake"
     return None
@@ -102,6 +102,23 @@ _HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
 _ORDER = {kind: rank for rank, kind in enumerate(_HANDLERS)}
 
 
+def _hold_wake_tries(tx: Transaction) -> None:
+    """R13/R32: time that passed with the automatic tries off owes no try, even once they are
+    back on; they count from where the clock is now."""
+    for character in tx.state.characters:
+        anchor = wake_anchor(character)
+        if character.vital is Vital.STABILISED and anchor and anchor < tx.now:
+            tx.set(character.key, "wake_tries_from", tx.now, "R13")
+            tx.say(
+                "R13",
+                "essais de réveil automatiques désactivés : le temps écoulé ne donnera "
+                "aucun essai, même s'ils sont réactivés",
+                "automatic waking tries are off: the time that passed gives no try, "
+                "even if they are turned back on",
+                character.key,
+            )
+
+
 def run_clock(tx: Transaction, target: datetime) -> None:
     """Move `tx` to `target`, applying every due event in time order.
 
@@ -139,6 +156,8 @@ def run_clock(tx: Transaction, target: datetime) -> None:
         tx.now = when
         _HANDLERS[kind](tx, key)
     tx.now = target
+    if not tx.ruleset.automatic_wake_tries:
+        _hold_wake_tries(tx)
     tx.set_campaign("clock", target, "R32")
 
 
@@ -152,7 +171,8 @@ def advance_clock(
 ) -> Outcome:
     """R32: advance by `minutes` or to the time `to`, applying everything due on the way:
     borrowed time running out (R10), coma hours (R11), automatic waking tries (R13),
-    the half-day reset of hour rests (R18) and each morning's illness countdown (R30)."""
+    the half-day reset of hour rests (R18) and each morning's illness countdown (R30).
+    With the automatic tries off, the time passed is recorded as owing none (R13)."""
     if (minutes is None) == (to is None):
         raise InvalidClockMove(
             "Indiquez soit une durée, soit une heure d'arrivée.",

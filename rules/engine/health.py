@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from .checks import (
     MEDECINE,
@@ -33,6 +33,7 @@ from .state import (
     DEFAULT_RULESET,
     SEQUEL_TABLE,
     CampaignState,
+    CharacterState,
     Condition,
     ConditionKind,
     Ruleset,
@@ -42,7 +43,7 @@ from .state import (
 from .text import VITAL_TEXT
 
 HOUR = timedelta(hours=1)
-_TIMERS = ("coma_due", "next_coma_hour", "stabilised_at", "last_wake_try")
+_TIMERS = ("coma_due", "next_coma_hour", "stabilised_at", "last_wake_try", "wake_tries_from")
 
 
 def _require_amount(amount: int, what_fr: str, what_en: str) -> None:
@@ -254,6 +255,17 @@ def coma_hour(tx: Transaction, key: str) -> None:
         survie = roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R11")
         if not survie.success:
             kill(tx, key, "R11")
+
+
+def wake_anchor(character: CharacterState) -> datetime | None:
+    """R13: the moment the automatic tries count from: the stabilisation, the last try (by
+    hand or by the clock) or where the clock left off while they were off, whichever is last."""
+    moments = [
+        m
+        for m in (character.stabilised_at, character.last_wake_try, character.wake_tries_from)
+        if m is not None
+    ]
+    return max(moments, default=None)
 
 
 def wake_try(

@@ -121,8 +121,9 @@ class CharacterState:
     """One character. `key` is the caller's stable id (a DB primary key as text, say).
 
     `stats` may be given as a mapping; it is stored as a tuple of (name, base value) pairs.
-    Timers: `coma_due` (R10 borrowed time), `next_coma_hour` (R11), `stabilised_at` and
-    `last_wake_try` (R13). `down_cause` is what brought PV to 0, used as a sequel's cause.
+    Timers: `coma_due` (R10 borrowed time), `next_coma_hour` (R11), `stabilised_at`,
+    `last_wake_try` and `wake_tries_from` (R13: the clock's automatic tries count from the latest
+    of the three). `down_cause` is what brought PV to 0, used as a sequel's cause.
     """
 
     key: str
@@ -140,6 +141,9 @@ class CharacterState:
     next_coma_hour: datetime | None = None
     stabilised_at: datetime | None = None
     last_wake_try: datetime | None = None
+    # R13/R32: where the clock left off while automatic tries were off, so that turning them
+    # back on counts from there instead of replaying the hours that passed.
+    wake_tries_from: datetime | None = None
     down_cause: str = ""
     conditions: tuple[Condition, ...] = ()
     sequels: tuple[Sequel, ...] = ()

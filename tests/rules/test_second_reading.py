@@ -2,13 +2,18 @@
 
 from datetime import datetime, timedelta
 
+import pytest
+
 from rules.engine import (
     Illness,
     Ruleset,
     ScriptedDice,
     Severity,
     Vital,
+    WakeAlreadyTried,
     advance_clock,
+    attempt_wake,
+    replay,
     take_damage,
 )
 from tests.rules.util import campaign, hero
@@ -34,6 +39,74 @@ def on_borrowed_time(state, key="a"):
 
 def wake_times(outcome):
     return [c.at for c in outcome.checks if c.rule_id == "R13"]
+
+
+# R13 / R32 — the clock never replays time
+
+
+def test_r13_tries_switched_on_count_from_that_moment_not_from_the_hours_they_were_off():
+    state = campaign(stabilised(), clock=MORNING)
+    off = advance_clock(state, to=at(18), rng=NO_DICE, ruleset=TRIES_OFF)
+    assert off.checks == () and off.character("a").wake_tries_from == at(18)
+    # Switched on at 18:00: no try for 09:00 … 18:00 (NO_DICE would run out on the first one).
+    on = advance_clock(off.state, to=at(18, 30), rng=NO_DICE)
+    assert on.checks == () and on.character("a").vital is Vital.STABILISED
+    later = advance_clock(on.state, to=at(20), rng=ScriptedDice([3, 4]))
+    assert wake_times(later) == [at(19), at(20)]
+
+
+def test_r13_each_move_of_the_clock_with_tries_off_moves_where_they_count_from():
+    state = campaign(stabilised(), clock=MORNING)
+    for minutes in (20, 20, 20, 20):
+        state = advance_clock(state, minutes=minutes, rng=NO_DICE, ruleset=TRIES_OFF).state
+    assert state.character("a").wake_tries_from == at(9, 20)
+    outcome = advance_clock(state, to=at(10, 20), rng=ScriptedDice([3]))
+    assert wake_times(outcome) == [at(10, 20)]
+
+
+def test_r13_tries_off_are_explained_and_undone_by_replay():
+    state = campaign(stabilised(), hero("b"), clock=MORNING)
+    outcome = advance_clock(state, minutes=90, rng=NO_DICE, ruleset=TRIES_OFF)
+    assert [(c.character_key, c.field) for c in outcome.changes] == [
+        ("a", "wake_tries_from"),
+        (None, "clock"),
+    ]
+    assert "aucun essai, même s'ils sont réactivés" in outcome.explanation_fr
+    assert replay(state, outcome.changes) == outcome.state
+
+
+def test_r13_tries_off_leave_the_try_by_hand_alone():
+    state = advance_clock(
+        campaign(stabilised(), clock=MORNING), to=at(18), rng=NO_DICE, ruleset=TRIES_OFF
+    ).state
+    outcome = attempt_wake(state, "a", rng=ScriptedDice([3]), ruleset=TRIES_OFF)
+    assert outcome.character("a").last_wake_try == at(18)
+
+
+def test_r13_after_a_try_by_hand_the_next_automatic_try_is_an_hour_after_it():
+    state = advance_clock(campaign(stabilised(), clock=MORNING), minutes=25, rng=NO_DICE).state
+    state = attempt_wake(state, "a", rng=ScriptedDice([3])).state  # 08:25, fails
+    # Not at 09:00 (an hour after the stabilisation): at 09:25.
+    assert advance_clock(state, to=at(9, 24), rng=NO_DICE).checks == ()
+    outcome = advance_clock(state, to=at(10, 30), rng=ScriptedDice([3, 4]))
+    assert wake_times(outcome) == [at(9, 25), at(10, 25)]
+    with pytest.raises(WakeAlreadyTried):
+        attempt_wake(outcome.state, "a", rng=ScriptedDice([3]))
+
+
+def test_r32_changing_a_setting_never_replays_time_already_passed():
+    # The ten minutes of R10 were fixed when the test passed; a longer delay set later
+    # does not put off a coma already counted.
+    state = on_borrowed_time(campaign(hero(), clock=MORNING))
+    longer = Ruleset(coma_delay=timedelta(minutes=30))
+    coma = advance_clock(state, minutes=10, rng=NO_DICE, ruleset=longer)
+    assert coma.character("a").vital is Vital.COMA
+    # 06:00 has passed; moving the morning to 07:00 at 07:30 counts no second morning today.
+    ill = campaign(hero(illness=Illness(Severity.MILD, 3)), clock=at(5))
+    state = advance_clock(ill, to=at(7, 30), rng=NO_DICE).state
+    assert state.character("a").illness.days_left == 2
+    later = advance_clock(state, to=at(12), rng=NO_DICE, ruleset=Ruleset(morning_hour=7))
+    assert later.character("a").illness.days_left == 2
 
 
 # R32 — one moment
