@@ -105,7 +105,8 @@ def _deaths_door(tx: Transaction, key: str) -> None:
 
 
 def set_pv(tx: Transaction, key: str, value: int, rule_id: str) -> None:
-    """Set PV and follow where they cross 0 (R10 both ways, R15)."""
+    """Set PV and follow where they cross 0 (R10 both ways, R15), or a stabilised character
+    hurt again (R11/R12: back in a coma unless the campaign keeps them stabilised)."""
     character = tx.char(key)
     tx.set(key, "pv", value, rule_id)
     if value > 0:
@@ -118,6 +119,20 @@ def set_pv(tx: Transaction, key: str, value: int, rule_id: str) -> None:
             stabilise(tx, key, "R15")
     elif character.vital is Vital.UP and value < character.pv:
         _deaths_door(tx, key)
+    # A wound that leaves PV above 0 (stabilised by healing, R15) is not here on purpose:
+    # R15 would count the character stabilised again at once.
+    elif (
+        character.vital is Vital.STABILISED
+        and value < character.pv
+        and tx.ruleset.damage_ends_stabilisation
+    ):
+        tx.say(
+            "R12",
+            "blessé·e de nouveau : n'est plus stabilisé·e",
+            "hurt again: no longer stabilised",
+            key,
+        )
+        fall_into_coma(tx, key, "R12")
 
 
 def set_flux(tx: Transaction, key: str, value: int, rule_id: str) -> None:

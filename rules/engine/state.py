@@ -29,6 +29,7 @@ class Ruleset:
     natural_extremes: bool = False  # R5: when on, natural 20 always succeeds, natural 1 fails
     coma_delay: timedelta = timedelta(minutes=10)  # R10
     automatic_wake_tries: bool = True  # R13: the clock makes the hourly tries by itself
+    damage_ends_stabilisation: bool = True  # R11/R12: hurt again, a stabilised one is in a coma
     proper_night_hours: float = 6  # R17, R31
     poor_night_is_proper: bool = False  # R31: does a full but poor night end sleep deprivation?
     hour_rests_per_half_day: int = 1  # R18

@@ -12,11 +12,12 @@ from rules.engine import (
     Vital,
     WakeAlreadyTried,
     advance_clock,
+    attempt_stabilise,
     attempt_wake,
     replay,
     take_damage,
 )
-from tests.rules.util import campaign, hero
+from tests.rules.util import EVENING, campaign, hero
 
 NO_DICE = ScriptedDice([])
 HOUR = timedelta(hours=1)
@@ -107,6 +108,40 @@ def test_r32_changing_a_setting_never_replays_time_already_passed():
     assert state.character("a").illness.days_left == 2
     later = advance_clock(state, to=at(12), rng=NO_DICE, ruleset=Ruleset(morning_hour=7))
     assert later.character("a").illness.days_left == 2
+
+
+# R11 / R12 — hurt again once stabilised
+
+
+def test_r12_a_stabilised_character_hurt_again_is_back_in_a_coma():
+    outcome = take_damage(campaign(stabilised(when=EVENING)), "a", 2, rng=NO_DICE)
+    character = outcome.character("a")
+    assert character.vital is Vital.COMA and character.pv == -3
+    assert character.stabilised_at is None and character.next_coma_hour == EVENING + HOUR
+    assert "no longer stabilised" in outcome.explanation_en and "R12" in outcome.rules
+    # 1 PV an hour again (R11: −PV 4 > VAI 2, so a Survie test too) …
+    hours = advance_clock(outcome.state, minutes=60, rng=ScriptedDice([10]))
+    assert hours.character("a").pv == -4 and hours.checks[0].rule_id == "R11"
+    # … until stabilised again.
+    again = attempt_stabilise(hours.state, "a", rng=ScriptedDice([10]), healer_esp=3)
+    assert again.character("a").vital is Vital.STABILISED
+
+
+def test_r12_the_campaign_may_keep_a_hurt_character_stabilised():
+    keep = Ruleset(damage_ends_stabilisation=False)
+    outcome = take_damage(campaign(stabilised(when=EVENING)), "a", 2, rng=NO_DICE, ruleset=keep)
+    assert outcome.character("a").vital is Vital.STABILISED and outcome.character("a").pv == -3
+    later = advance_clock(outcome.state, minutes=59, rng=NO_DICE, ruleset=keep)
+    assert later.character("a").pv == -3
+
+
+def test_r12_only_a_wound_that_gets_through_counts():
+    # Stabilised above 0 by healing (R15), a wound that leaves PV above 0 keeps it so; PA that
+    # stop the whole blow leave nothing to count.
+    above = take_damage(campaign(stabilised(pv=3, when=EVENING)), "a", 2, rng=NO_DICE)
+    assert above.character("a").vital is Vital.STABILISED and above.character("a").pv == 1
+    armoured = take_damage(campaign(stabilised(pa=3, when=EVENING)), "a", 2, rng=NO_DICE)
+    assert armoured.character("a").vital is Vital.STABILISED and armoured.changes == ()
 
 
 # R32 — one moment
