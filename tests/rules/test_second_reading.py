@@ -14,7 +14,9 @@ from rules.engine import (
     advance_clock,
     attempt_stabilise,
     attempt_wake,
+    hour_rest,
     replay,
+    share_hour_rest,
     take_damage,
 )
 from tests.rules.util import EVENING, campaign, hero
@@ -142,6 +144,37 @@ def test_r12_only_a_wound_that_gets_through_counts():
     assert above.character("a").vital is Vital.STABILISED and above.character("a").pv == 1
     armoured = take_damage(campaign(stabilised(pa=3, when=EVENING)), "a", 2, rng=NO_DICE)
     assert armoured.character("a").vital is Vital.STABILISED and armoured.changes == ()
+
+
+# R18 — an hour's rest takes an hour
+
+
+def test_r18_an_hour_rest_moves_the_clock_one_hour_with_what_falls_due_in_it():
+    state = on_borrowed_time(campaign(hero(), stabilised("s", when=EVENING)))
+    # s's waking try at 21:00 (3 fails), then the group's D4 at the end of the hour (2).
+    outcome = hour_rest(state, rng=ScriptedDice([3, 2]))
+    assert outcome.state.clock == EVENING + HOUR
+    assert outcome.character("a").vital is Vital.COMA  # the ten minutes ended at 20:10
+    assert [c.at for c in outcome.checks] == [EVENING + HOUR]
+    (d4,) = outcome.rolls
+    assert (d4.purpose, d4.total, d4.at) == ("hour_rest", 2, EVENING + HOUR)
+    assert outcome.state.pending_hour_rest == 2
+    assert outcome.explanation_en.startswith("R18 · the group rests for an hour, until 01/05 21:00")
+
+
+def test_r18_a_coma_hour_inside_the_rest_is_lost_before_the_share():
+    coma = hero("c", vital=Vital.COMA, pv=-1, next_coma_hour=EVENING + timedelta(minutes=30))
+    rolled = hour_rest(campaign(hero(), coma), rng=ScriptedDice([4]))
+    assert rolled.character("c").pv == -2
+    shared = share_hour_rest(rolled.state, splits={"c": (4, 0)})
+    assert shared.character("c").pv == 2 and shared.character("c").vital is Vital.STABILISED
+
+
+def test_r18_a_rest_counts_in_the_half_day_it_starts_in():
+    # Begun at 17:30: counted in the afternoon; the 18:00 reset on the way starts the evening.
+    outcome = hour_rest(campaign(hero(), clock=at(17, 30, day=1)), rng=ScriptedDice([1]))
+    used = [c.after for c in outcome.changes if c.field == "hour_rests_used"]
+    assert used == [1, 0] and outcome.state.hour_rests_used == 0
 
 
 # R32 — one moment
