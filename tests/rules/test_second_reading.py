@@ -5,6 +5,11 @@ from datetime import datetime, timedelta
 import pytest
 
 from rules.engine import (
+    CAUSE_DEATHS_DOOR,
+    CAUSE_FLUX,
+    CAUSE_SLEEP,
+    Condition,
+    ConditionKind,
     Illness,
     Ruleset,
     ScriptedDice,
@@ -14,8 +19,14 @@ from rules.engine import (
     advance_clock,
     attempt_stabilise,
     attempt_wake,
+    clinic_night,
+    end_scene,
+    fall_ill,
+    heal,
     hour_rest,
+    night_rest,
     replay,
+    restore_flux,
     share_hour_rest,
     take_damage,
 )
@@ -112,6 +123,31 @@ def test_r32_changing_a_setting_never_replays_time_already_passed():
     assert later.character("a").illness.days_left == 2
 
 
+# R10 / R26 — borrowed time
+
+
+def test_r10_damage_again_on_borrowed_time_asks_no_test_and_keeps_the_ten_minutes():
+    state = on_borrowed_time(campaign(hero()))
+    state = advance_clock(state, minutes=5, rng=NO_DICE).state
+    outcome = take_damage(state, "a", 3, rng=NO_DICE)
+    assert outcome.checks == ()
+    assert outcome.character("a").coma_due == EVENING + timedelta(minutes=10)
+    vital = [
+        advance_clock(outcome.state, minutes=m, rng=NO_DICE).character("a").vital for m in (4, 5)
+    ]
+    assert vital == [Vital.BORROWED_TIME, Vital.COMA]  # 20:09, 20:10
+
+
+def test_r10_extenue_from_r10_ends_when_pv_are_above_zero_or_at_the_coma():
+    deaths_door = Condition(ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR)
+    state = on_borrowed_time(campaign(hero()))
+    assert state.character("a").conditions == (deaths_door,)
+    assert heal(state, "a", 2).character("a").conditions == (deaths_door,)  # PV 0: still there
+    assert heal(state, "a", 3).character("a").conditions == ()
+    assert advance_clock(state, minutes=10, rng=NO_DICE).character("a").conditions == ()
+    assert end_scene(state).character("a").conditions == ()
+
+
 # R11 / R12 — hurt again once stabilised
 
 
@@ -175,6 +211,129 @@ def test_r18_a_rest_counts_in_the_half_day_it_starts_in():
     outcome = hour_rest(campaign(hero(), clock=at(17, 30, day=1)), rng=ScriptedDice([1]))
     used = [c.after for c in outcome.changes if c.field == "hour_rests_used"]
     assert used == [1, 0] and outcome.state.hour_rests_used == 0
+
+
+# R26 / R6 — Exténué from Flux 0 through a coma
+
+
+def test_r26_extenue_from_flux_zero_stays_through_the_coma_and_zeroes_odd_dice():
+    flux_zero = Condition(ConditionKind.EXTENUE, CAUSE_FLUX)
+    drained = hero(flux=0, conditions=(flux_zero,))
+    # R10's test: natural 11 counts 0 (R6), 0 + 2 < 10: straight into the coma.
+    down = take_damage(campaign(drained), "a", 12, rng=ScriptedDice([11]))
+    assert down.checks[0].die_value == 0 and down.checks[0].die_rule == "R6"
+    assert down.character("a").vital is Vital.COMA
+    assert down.character("a").conditions == (flux_zero,)
+    # R11's test an hour later (−PV 3 > VAI 2): 11 still counts 0: death.
+    dead = advance_clock(down.state, minutes=60, rng=ScriptedDice([11]))
+    assert dead.checks[0].die_value == 0 and dead.character("a").vital is Vital.DEAD
+    # Flux above 0 in the coma ends it: the same 11 counts 11.
+    restored = restore_flux(down.state, "a", 1)
+    assert restored.character("a").conditions == ()
+    alive = advance_clock(restored.state, minutes=60, rng=ScriptedDice([11]))
+    assert alive.checks[0].die_value == 11 and alive.character("a").vital is Vital.COMA
+
+
+def test_r26_extenue_from_flux_zero_zeroes_odd_dice_on_waking_tries_too():
+    drained = stabilised(
+        when=EVENING, flux=0, conditions=(Condition(ConditionKind.EXTENUE, CAUSE_FLUX),)
+    )
+    outcome = attempt_wake(campaign(drained), "a", rng=ScriptedDice([19]))
+    assert outcome.checks[0].die_value == 0 and outcome.character("a").vital is Vital.STABILISED
+
+
+# R17 / R28 / R31 — what a night gives
+
+
+@pytest.mark.parametrize(
+    ("hours", "poor", "severity", "gain"),
+    [
+        (8, False, None, 4),
+        (8, True, None, 2),
+        (4, False, None, 2),
+        (4, True, None, 2),  # short and poor: halved once, never a quarter
+        (8, False, Severity.MILD, 4),
+        (4, True, Severity.MILD, 2),
+        (8, False, Severity.ILL, 2),
+        (4, True, Severity.ILL, 2),
+        (8, False, Severity.SEVERE, 1),
+        (4, True, Severity.SEVERE, 1),
+        (8, False, Severity.CRITICAL, 0),
+        (4, True, Severity.CRITICAL, 0),
+    ],
+)
+def test_r17_a_night_gives_its_own_then_the_illness_caps_it(hours, poor, severity, gain):
+    illness = None if severity is None else Illness(severity, 3)
+    character = hero(pv=1, flux=1, illness=illness)
+    # A short night asks R31's Volonté test: a 20 passes whatever the maluses.
+    outcome = night_rest(
+        campaign(character), hours=hours, poor_quality=poor, rng=ScriptedDice([20])
+    )
+    assert (outcome.character("a").pv, outcome.character("a").flux) == (1 + gain, 1 + gain)
+
+
+def test_r28_the_bedtime_illness_governs_the_night_that_ends_it():
+    ill = hero(pv=1, flux=1, illness=Illness(Severity.SEVERE, 0))
+    outcome = night_rest(campaign(ill), hours=10, rng=NO_DICE)  # 20:00 → 06:00, the morning
+    assert outcome.character("a").illness is None
+    assert (outcome.character("a").pv, outcome.character("a").flux) == (2, 2)
+
+
+def test_r19_a_clinic_adds_its_d4_on_top_of_a_short_poor_ill_night():
+    ill = hero(pv=1, flux=1, illness=Illness(Severity.ILL, 3))
+    outcome = clinic_night(
+        campaign(ill), keys=["a"], hours=4, poor_quality=True, rng=ScriptedDice([3, 20])
+    )
+    assert (outcome.character("a").pv, outcome.character("a").flux) == (1 + 2 + 3, 1 + 2)
+
+
+# R31 — sleep deprivation
+
+
+def _malus(check):
+    return [(m.value, m.label) for m in check.modifiers if m.label == "privation de sommeil"]
+
+
+def test_r31_the_sleep_deprivation_malus_applies_to_every_test():
+    deprived = hero(sleep_deprived=True)
+    survie = take_damage(campaign(deprived), "a", 10, rng=ScriptedDice([10])).checks[0]
+    volonte = night_rest(campaign(deprived), hours=4, rng=ScriptedDice([10])).checks[0]
+    constitution = fall_ill(
+        campaign(deprived), "a", severity=Severity.MILD, rng=ScriptedDice([10, 1])
+    ).checks[0]
+    patient = hero("p", vital=Vital.COMA, pv=-1, next_coma_hour=EVENING + HOUR)
+    medecine = attempt_stabilise(
+        campaign(patient, deprived), "p", rng=ScriptedDice([10]), healer_key="a"
+    ).checks[0]
+    coma = hero(vital=Vital.COMA, pv=-2, next_coma_hour=EVENING + HOUR, sleep_deprived=True)
+    r11 = advance_clock(campaign(coma), minutes=60, rng=ScriptedDice([10])).checks[0]
+    r13 = attempt_wake(
+        campaign(stabilised(when=EVENING, sleep_deprived=True)), "a", rng=ScriptedDice([3])
+    ).checks[0]
+    checks = (survie, volonte, constitution, medecine, r11, r13)
+    assert [c.skill for c in checks] == [
+        "Survie",
+        "Volonté",
+        "Constitution",
+        "Médecine",
+        "Survie",
+        "Survie",
+    ]
+    assert all(_malus(c) == [(-2, "privation de sommeil")] for c in checks)
+
+
+def test_r31_a_full_but_poor_night_ends_it_only_when_the_campaign_says_so():
+    sleepy = hero(sleep_deprived=True, conditions=(Condition(ConditionKind.EXTENUE, CAUSE_SLEEP),))
+    poor = night_rest(campaign(sleepy), hours=8, poor_quality=True, rng=NO_DICE)
+    assert poor.character("a").sleep_deprived and poor.character("a").conditions
+    proper = night_rest(
+        campaign(sleepy),
+        hours=8,
+        poor_quality=True,
+        rng=NO_DICE,
+        ruleset=Ruleset(poor_night_is_proper=True),
+    )
+    assert not proper.character("a").sleep_deprived and proper.character("a").conditions == ()
 
 
 # R32 — one moment
