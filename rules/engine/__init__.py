@@ -48,8 +48,6 @@ from .checks import (
     MEDECINE,
     SURVIE,
     VOLONTE,
-    CheckResult,
-    Modifier,
     check,
     success_probability,
 )
@@ -96,8 +94,9 @@ from .health import (
     spend_flux,
     take_damage,
 )
-from .outcome import Change, Line, Outcome, replay
+from .outcome import Outcome, replay
 from .rest import clinic_night, hour_rest, night_rest, partial_night, share_hour_rest
+from .results import Change, CheckResult, Line, Modifier
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FLUX,

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import datetime
 from fractions import Fraction
 
-from .dice import D20, DiceSource, Roll
+from .dice import D20, DiceSource
 from .errors import CharacterDead, NotConscious
 from .outcome import Outcome, Transaction
+from .results import CheckResult, Modifier
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, ConditionKind, Ruleset, Vital
 from .text import check_text
 
@@ -21,55 +20,6 @@ CONSTITUTION = "Constitution"
 VOLONTE = "Volonté"
 
 SLEEP_DEPRIVATION_MALUS = 2  # R31
-
-
-@dataclass(frozen=True, slots=True)
-class Modifier:
-    """One term added to a test, with where it comes from (a rule id, or None for the GM's)."""
-
-    label: str
-    value: int
-    rule_id: str | None = None
-    label_en: str | None = None
-
-    @property
-    def en(self) -> str:
-        return self.label if self.label_en is None else self.label_en
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    """A test with every term: the natural die, the rule that changed it (R6), the stat, each
-    modifier, the total, the difficulty and the verdict. `extreme` is set when the R5 option
-    (natural 20 / natural 1) decided the result instead of the total."""
-
-    character_key: str | None
-    skill: str | None
-    stat: str
-    stat_value: int
-    natural: int
-    die_value: int
-    die_rule: str | None
-    modifiers: tuple[Modifier, ...]
-    total: int
-    difficulty: int
-    success: bool
-    extreme: str | None
-    roll: Roll
-    rule_id: str
-    at: datetime | None
-
-    @property
-    def typed_in(self) -> bool:
-        return self.roll.typed_in
-
-    @property
-    def text_fr(self) -> str:
-        return check_text(self)[0]
-
-    @property
-    def text_en(self) -> str:
-        return check_text(self)[1]
 
 
 def odd_d20_zero(character: CharacterState) -> bool:

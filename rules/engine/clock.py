@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from .dice import DiceSource
 from .errors import InvalidClockMove
-from .health import HOUR, coma_hour, fall_into_coma, wake_try
+from .health import HOUR, coma_hour, fall_into_coma, wake_anchor, wake_try
 from .outcome import Outcome, Transaction
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
 from .text import SEVERITY_TEXT
@@ -46,7 +46,7 @@ def character_due(character: CharacterState, ruleset: Ruleset) -> tuple[datetime
         return character.coma_due, "coma_due"
     if vital is Vital.COMA and character.next_coma_hour:
         return character.next_coma_hour, "coma_hour"
-    anchor = character.last_wake_try or character.stabilised_at
+    anchor = wake_anchor(character)
     if vital is Vital.STABILISED and ruleset.automatic_wake_tries and anchor:
         return anchor + HOUR, "wake"
     return None
@@ -89,6 +89,9 @@ def _wake(tx: Transaction, key: str | None) -> None:
     wake_try(tx, str(key), cause="", difficulty=None, modifiers=())
 
 
+# R32: what falls due at one moment applies in this order: the campaign's events (the morning
+# before anything a character rolls, so an illness ending that morning gives no malus), then
+# every character's R10, then every R11, then every R13, characters in state order within each.
 _HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
     "half_day": _half_day,
     "morning": _morning,
@@ -96,36 +99,65 @@ _HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
     "coma_hour": _coma_hour,
     "wake": _wake,
 }
+_ORDER = {kind: rank for rank, kind in enumerate(_HANDLERS)}
+
+
+def _hold_wake_tries(tx: Transaction) -> None:
+    """R13/R32: time that passed with the automatic tries off owes no try, even once they are
+    back on; they count from where the clock is now."""
+    for character in tx.state.characters:
+        anchor = wake_anchor(character)
+        if character.vital is Vital.STABILISED and anchor and anchor < tx.now:
+            tx.set(character.key, "wake_tries_from", tx.now, "R13")
+            tx.say(
+                "R13",
+                "essais de réveil automatiques désactivés : le temps écoulé ne donnera "
+                "aucun essai, même s'ils sont réactivés",
+                "automatic waking tries are off: the time that passed gives no try, "
+                "even if they are turned back on",
+                character.key,
+            )
 
 
 def run_clock(tx: Transaction, target: datetime) -> None:
     """Move `tx` to `target`, applying every due event in time order.
 
-    Campaign events (half-day, morning) are those after the start and up to the target;
-    at equal times they come first, then characters in state order. A character's overdue
-    timer (before the start) is applied at its own time, so the log tells when it fell due.
+    Campaign events (half-day, morning) are those after the start and up to the target, so a
+    moment the clock reaches exactly is passed; a character's overdue timer (before the start)
+    is applied at its own time, so the log tells when it fell due. Same-moment order: _HANDLERS.
     """
     start = tx.now
-    fixed = sorted(
-        [(t, 0, "half_day") for h in half_day_starts(tx.ruleset) for t in _daily(start, target, h)]
-        + [(t, 1, "morning") for t in _daily(start, target, tx.ruleset.morning_hour)]
-    )
+    campaign_events = [
+        (t, kind)
+        for kind, hours in (
+            ("half_day", half_day_starts(tx.ruleset)),
+            ("morning", (tx.ruleset.morning_hour,)),
+        )
+        for hour in hours
+        for t in _daily(start, target, hour)
+    ]
+    fixed = sorted((t, _ORDER[kind], 0, kind) for t, kind in campaign_events)
     index = 0
     while True:
-        best: tuple[datetime, int, str, str | None] | None = None
+        best: tuple[datetime, int, int, str, str | None] | None = None
         if index < len(fixed):
             best = (*fixed[index], None)
-        for rank, character in enumerate(tx.state.characters, start=2):
+        for position, character in enumerate(tx.state.characters):
             due = character_due(character, tx.ruleset)
-            if due and due[0] <= target and (best is None or (due[0], rank) < best[:2]):
-                best = (due[0], rank, due[1], character.key)
+            if due is None or due[0] > target:
+                continue
+            candidate = (due[0], _ORDER[due[1]], position, due[1], character.key)
+            if best is None or candidate[:3] < best[:3]:
+                best = candidate
         if best is None:
             break
-        when, _, kind, key = best
+        when, _, _, kind, key = best
         index += key is None
         tx.now = when
         _HANDLERS[kind](tx, key)
     tx.now = target
+    if not tx.ruleset.automatic_wake_tries:
+        _hold_wake_tries(tx)
     tx.set_campaign("clock", target, "R32")
 
 
@@ -139,7 +171,8 @@ def advance_clock(
 ) -> Outcome:
     """R32: advance by `minutes` or to the time `to`, applying everything due on the way:
     borrowed time running out (R10), coma hours (R11), automatic waking tries (R13),
-    the half-day reset of hour rests (R18) and each morning's illness countdown (R30)."""
+    the half-day reset of hour rests (R18) and each morning's illness countdown (R30).
+    With the automatic tries off, the time passed is recorded as owing none (R13)."""
     if (minutes is None) == (to is None):
         raise InvalidClockMove(
             "Indiquez soit une durée, soit une heure d'arrivée.",

@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from .checks import AGILITE, CONSTITUTION, Modifier, require_alive, roll_check
+from .checks import AGILITE, CONSTITUTION, require_alive, roll_check
 from .dice import D4, D10, DiceExpr, DiceSource, parse_dice
 from .errors import CannotSoften, InvalidFall, NotIll
 from .health import apply_damage, kill
 from .outcome import Outcome, Transaction
+from .results import Modifier
 from .state import DEFAULT_RULESET, CampaignState, Illness, Ruleset, Severity, Soften, Surface
 from .text import SEVERITY_TEXT
 

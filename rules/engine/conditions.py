@@ -6,10 +6,11 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .checks import Modifier, require_alive, require_conscious, roll_check
+from .checks import require_alive, require_conscious, roll_check
 from .dice import DiceSource
 from .errors import ConditionNotPresent
 from .outcome import Outcome, Transaction
+from .results import Modifier
 from .state import (
     CAUSE_GM,
     DEFAULT_RULESET,

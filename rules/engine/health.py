@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from .checks import (
     MEDECINE,
     SURVIE,
-    Modifier,
     require_alive,
     require_conscious,
     roll_check,
@@ -27,12 +26,14 @@ from .errors import (
     WakeAlreadyTried,
 )
 from .outcome import Outcome, Transaction
+from .results import Modifier
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FLUX,
     DEFAULT_RULESET,
     SEQUEL_TABLE,
     CampaignState,
+    CharacterState,
     Condition,
     ConditionKind,
     Ruleset,
@@ -42,7 +43,7 @@ from .state import (
 from .text import VITAL_TEXT
 
 HOUR = timedelta(hours=1)
-_TIMERS = ("coma_due", "next_coma_hour", "stabilised_at", "last_wake_try")
+_TIMERS = ("coma_due", "next_coma_hour", "stabilised_at", "last_wake_try", "wake_tries_from")
 
 
 def _require_amount(amount: int, what_fr: str, what_en: str) -> None:
@@ -104,7 +105,8 @@ def _deaths_door(tx: Transaction, key: str) -> None:
 
 
 def set_pv(tx: Transaction, key: str, value: int, rule_id: str) -> None:
-    """Set PV and follow where they cross 0 (R10 both ways, R15)."""
+    """Set PV and follow where they cross 0 (R10 both ways, R15), or a stabilised character
+    hurt again (R11/R12: back in a coma unless the campaign keeps them stabilised)."""
     character = tx.char(key)
     tx.set(key, "pv", value, rule_id)
     if value > 0:
@@ -117,6 +119,20 @@ def set_pv(tx: Transaction, key: str, value: int, rule_id: str) -> None:
             stabilise(tx, key, "R15")
     elif character.vital is Vital.UP and value < character.pv:
         _deaths_door(tx, key)
+    # A wound that leaves PV above 0 (stabilised by healing, R15) is not here on purpose:
+    # R15 would count the character stabilised again at once.
+    elif (
+        character.vital is Vital.STABILISED
+        and value < character.pv
+        and tx.ruleset.damage_ends_stabilisation
+    ):
+        tx.say(
+            "R12",
+            "blessé·e de nouveau : n'est plus stabilisé·e",
+            "hurt again: no longer stabilised",
+            key,
+        )
+        fall_into_coma(tx, key, "R12")
 
 
 def set_flux(tx: Transaction, key: str, value: int, rule_id: str) -> None:
@@ -254,6 +270,17 @@ def coma_hour(tx: Transaction, key: str) -> None:
         survie = roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R11")
         if not survie.success:
             kill(tx, key, "R11")
+
+
+def wake_anchor(character: CharacterState) -> datetime | None:
+    """R13: the moment the automatic tries count from: the stabilisation, the last try (by
+    hand or by the clock) or where the clock left off while they were off, whichever is last."""
+    moments = [
+        m
+        for m in (character.stabilised_at, character.last_wake_try, character.wake_tries_from)
+        if m is not None
+    ]
+    return max(moments, default=None)
 
 
 def wake_try(

@@ -8,43 +8,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .dice import DiceExpr, DiceSource, Roll, roll
 from .errors import ReplayMismatch
+from .results import Change, CheckResult, Line
 from .state import CampaignState, CharacterState, Ruleset
 from .text import roll_text
-
-if TYPE_CHECKING:
-    from .checks import CheckResult
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One field set to a new value: on a character, or on the campaign when the key is None.
-
-    `by_gm` marks what only the GM's hand did (an override, a revival, a removed condition).
-    """
-
-    character_key: str | None
-    field: str
-    before: Any
-    after: Any
-    rule_id: str
-    at: datetime
-    by_gm: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One sentence of explanation, in French and English, tied to a rule and a game time."""
-
-    fr: str
-    en: str
-    rule_id: str
-    character_key: str | None
-    at: datetime
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from .errors import (
     NoPendingHourRest,
     NotConscious,
 )
-from .health import capped, set_flux, set_pv
+from .health import HOUR, capped, set_flux, set_pv
 from .outcome import Outcome, Transaction
 from .state import (
     CAUSE_SLEEP,
@@ -174,10 +174,13 @@ def hour_rest(
     gm_override: bool = False,
     ruleset: Ruleset = DEFAULT_RULESET,
 ) -> Outcome:
-    """R18 step 1: roll the group's 1D4 (kept as `pending_hour_rest` until it is shared).
+    """R18 step 1: the group rests an hour, then rolls its 1D4 (kept as `pending_hour_rest`
+    until it is shared).
 
-    The limit per half-day is `Ruleset.hour_rests_per_half_day`; `gm_override` lets the GM
-    go past it, and the change is marked `by_gm`. The clock does not move: the GM advances it.
+    The clock moves one hour, applying everything due in it (R32): borrowed time running out,
+    coma hours, waking tries… The 1D4 is rolled at the end of that hour, after those rolls.
+    The limit per half-day is `Ruleset.hour_rests_per_half_day`, counted in the half-day the
+    rest starts in; `gm_override` lets the GM go past it, and the change is marked `by_gm`.
     """
     if campaign.pending_hour_rest is not None:
         raise HourRestPending(
@@ -195,9 +198,20 @@ def hour_rest(
     tx = Transaction(campaign, rng, ruleset)
     if over:
         tx.say("R18", "le MJ accorde un repos au-delà de la limite", "the GM allows an extra rest")
+    # Counted before the hour passes: a rest begun at 17:30 is the afternoon's one, and the
+    # 18:00 reset on the way leaves the evening's count at 0.
+    tx.set_campaign("hour_rests_used", campaign.hour_rests_used + 1, "R18", by_gm=over)
+    # The clock moves here, at the roll, not at the share: the roll is when the group rests,
+    # and the share is only how each spends the points, whenever the players settle it.
+    end = campaign.clock + HOUR
+    tx.say(
+        "R18",
+        f"le groupe se repose une heure, jusqu'à {end:%d/%m %H:%M}",
+        f"the group rests for an hour, until {end:%d/%m %H:%M}",
+    )
+    run_clock(tx, end)
     result = tx.roll(D4, key=None, rule_id="R18", purpose="hour_rest")
     tx.roll_line(result, "Repos d'une heure (groupe)", "Hour rest (group)")
-    tx.set_campaign("hour_rests_used", campaign.hour_rests_used + 1, "R18", by_gm=over)
     tx.set_campaign("pending_hour_rest", result.total, "R18")
     return tx.outcome()
 

@@ -29,6 +29,7 @@ class Ruleset:
     natural_extremes: bool = False  # R5: when on, natural 20 always succeeds, natural 1 fails
     coma_delay: timedelta = timedelta(minutes=10)  # R10
     automatic_wake_tries: bool = True  # R13: the clock makes the hourly tries by itself
+    damage_ends_stabilisation: bool = True  # R11/R12: hurt again, a stabilised one is in a coma
     proper_night_hours: float = 6  # R17, R31
     poor_night_is_proper: bool = False  # R31: does a full but poor night end sleep deprivation?
     hour_rests_per_half_day: int = 1  # R18
@@ -121,8 +122,9 @@ class CharacterState:
     """One character. `key` is the caller's stable id (a DB primary key as text, say).
 
     `stats` may be given as a mapping; it is stored as a tuple of (name, base value) pairs.
-    Timers: `coma_due` (R10 borrowed time), `next_coma_hour` (R11), `stabilised_at` and
-    `last_wake_try` (R13). `down_cause` is what brought PV to 0, used as a sequel's cause.
+    Timers: `coma_due` (R10 borrowed time), `next_coma_hour` (R11), `stabilised_at`,
+    `last_wake_try` and `wake_tries_from` (R13: the clock's automatic tries count from the latest
+    of the three). `down_cause` is what brought PV to 0, used as a sequel's cause.
     """
 
     key: str
@@ -140,6 +142,9 @@ class CharacterState:
     next_coma_hour: datetime | None = None
     stabilised_at: datetime | None = None
     last_wake_try: datetime | None = None
+    # R13/R32: where the clock left off while automatic tries were off, so that turning them
+    # back on counts from there instead of replaying the hours that passed.
+    wake_tries_from: datetime | None = None
     down_cause: str = ""
     conditions: tuple[Condition, ...] = ()
     sequels: tuple[Sequel, ...] = ()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import Protocol
 
+from .dice import Roll
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FLUX,
@@ -15,9 +17,47 @@ from .state import (
     Vital,
 )
 
-if TYPE_CHECKING:
-    from .checks import CheckResult
-    from .dice import Roll
+
+class Term(Protocol):
+    """What wording needs of a test's modifier (results.Modifier)."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def en(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+
+
+class CheckFacts(Protocol):
+    """What wording needs of a test (results.CheckResult), named by shape so that this module
+    stays below the results it words."""
+
+    @property
+    def skill(self) -> str | None: ...
+    @property
+    def stat(self) -> str: ...
+    @property
+    def stat_value(self) -> int: ...
+    @property
+    def natural(self) -> int: ...
+    @property
+    def die_value(self) -> int: ...
+    @property
+    def die_rule(self) -> str | None: ...
+    @property
+    def modifiers(self) -> Iterable[Term]: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def difficulty(self) -> int: ...
+    @property
+    def success(self) -> bool: ...
+    @property
+    def extreme(self) -> str | None: ...
+    @property
+    def typed_in(self) -> bool: ...
+
 
 MINUS = "\u2212"
 
@@ -128,7 +168,7 @@ def check_label(skill: str | None, stat: str) -> tuple[str, str]:
     return f"{skill} ({stat})", f"{SKILL_EN.get(skill, skill)} ({stat})"
 
 
-def check_text(result: CheckResult) -> tuple[str, str]:
+def check_text(result: CheckFacts) -> tuple[str, str]:
     """ "Survie (VAI) : 14 (d20) + 2 (VAI) − 1 (séquelle) = 15 ≥ 10 → réussite"."""
     label_fr, label_en = check_label(result.skill, result.stat)
     if result.die_rule is None:

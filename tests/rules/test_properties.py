@@ -55,6 +55,10 @@ def _act(state, rng, op, key, amount):
             return restore_flux(state, key, amount)
         case "clock":
             return advance_clock(state, minutes=amount * 37, rng=rng)
+        case "clock_tries_off":
+            return advance_clock(
+                state, minutes=amount * 37, rng=rng, ruleset=Ruleset(automatic_wake_tries=False)
+            )
         case "scene":
             return end_scene(state)
         case "night":
@@ -93,6 +97,7 @@ OPS = st.sampled_from(
         "spend",
         "restore",
         "clock",
+        "clock_tries_off",
         "scene",
         "night",
         "hour_rest",

@@ -1,0 +1,93 @@
+"""What the engine records: a test's terms and verdict (`Modifier`, `CheckResult`) and the
+pieces of an Outcome (`Change`, `Line`).
+
+They live apart from the code that makes them so that `checks` (which rolls tests) and `outcome`
+(which gathers an operation's results) each import them from here and neither imports the other
+back. `text` words a check from its fields alone, so a CheckResult can still say itself
+(`text_fr`) with `text` below this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .dice import Roll
+from .text import check_text
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """One term added to a test, with where it comes from (a rule id, or None for the GM's)."""
+
+    label: str
+    value: int
+    rule_id: str | None = None
+    label_en: str | None = None
+
+    @property
+    def en(self) -> str:
+        return self.label if self.label_en is None else self.label_en
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """A test with every term: the natural die, the rule that changed it (R6), the stat, each
+    modifier, the total, the difficulty and the verdict. `extreme` is set when the R5 option
+    (natural 20 / natural 1) decided the result instead of the total."""
+
+    character_key: str | None
+    skill: str | None
+    stat: str
+    stat_value: int
+    natural: int
+    die_value: int
+    die_rule: str | None
+    modifiers: tuple[Modifier, ...]
+    total: int
+    difficulty: int
+    success: bool
+    extreme: str | None
+    roll: Roll
+    rule_id: str
+    at: datetime | None
+
+    @property
+    def typed_in(self) -> bool:
+        return self.roll.typed_in
+
+    @property
+    def text_fr(self) -> str:
+        return check_text(self)[0]
+
+    @property
+    def text_en(self) -> str:
+        return check_text(self)[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One field set to a new value: on a character, or on the campaign when the key is None.
+
+    `by_gm` marks what only the GM's hand did (an override, a revival, a removed condition).
+    """
+
+    character_key: str | None
+    field: str
+    before: Any
+    after: Any
+    rule_id: str
+    at: datetime
+    by_gm: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One sentence of explanation, in French and English, tied to a rule and a game time."""
+
+    fr: str
+    en: str
+    rule_id: str
+    character_key: str | None
+    at: datetime
