@@ -1,15 +1,20 @@
-"""Every game action, applied through one path (DESIGN.md, "How a change flows").
+"""Every game action as one typed service, all through one path (DESIGN.md, "How a change flows").
 
-A service opens one transaction, locks the campaign row (which orders the audit chain) and
-the characters it touches, builds the engine's state from the rows, calls `rules.engine`
-with a cryptographic RNG or the dice a person typed in (R9), writes the new state back and
-one audit entry per roll and per change, and publishes them for delivery at commit.
+A service is named `<thing>_<verb>`, takes keyword-only arguments and returns a `Result`. Each
+hands an engine operation to `_run`, the one runner: it opens one transaction, locks the
+campaign row (which orders the audit chain) and the characters the action touches, builds the
+engine's state from the rows, calls `rules.engine` with a cryptographic RNG or the dice a
+person typed in (R9), writes the new state back and one audit entry per roll and per change,
+and publishes them for delivery at commit. A `RuleError` leaves rows and log as they were.
+
+`dice` is what a person typed in from physical dice (R9), or None for a server roll.
+`visibility` is who sees the entries ("everyone" or "gm"), None for the campaign's default.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -22,8 +27,6 @@ from journal.events import publish
 from journal.models import AuditEntry, EntryKind
 from journal.texts import change_text, field_name, roll_text, value_text
 from rules import engine
-
-Operation = Callable[[engine.CampaignState, engine.Ruleset, object], engine.Outcome]
 
 
 @dataclass(frozen=True)
@@ -45,27 +48,58 @@ def dice_source(typed: Iterable[int] | None):
     return engine.ScriptedDice(values, typed_in=True) if values else random.SystemRandom()
 
 
-def apply(
+def gm_modifiers(value: int) -> tuple[engine.Modifier, ...]:
+    """The GM's own modifier to a test (R5), as the engine and the log name it."""
+    return (engine.Modifier("MJ", value, None, "GM"),) if value else ()
+
+
+# ---------------------------------------------------------------------------------------------
+# The runner
+
+
+@dataclass(frozen=True)
+class _Table:
+    """What an operation sees: the locked rows, the engine's state built from them, the dice."""
+
+    campaign: Campaign
+    rows: dict[str, Character]
+    state: engine.CampaignState
+    ruleset: engine.Ruleset
+    rng: random.Random | engine.DiceSource
+
+
+Operation = Callable[[_Table], engine.Outcome]
+Drafts = Callable[[str, engine.Outcome, dict[str, Character]], list[audit.Draft]]
+
+
+def _run(
     *,
-    campaign_id: int,
     actor,
     action: str,
     operation: Operation,
+    campaign_id: int | None = None,
     character_ids: Iterable[int] | None = None,
-    typed: Iterable[int] | None = None,
+    dice: Iterable[int] | None = None,
     visibility: str | None = None,
+    drafts: Drafts | None = None,
 ) -> Result:
-    """Run one engine operation on the campaign's characters (all of them when None).
+    """Run one operation on the campaign's characters (those ids, or all of them when None).
 
-    Raises `engine.RuleError` with nothing written when the rules refuse the action.
+    Without `campaign_id`, the campaign is the first character's (a character never moves).
     """
+    if character_ids is not None:
+        character_ids = list(character_ids)
+    if campaign_id is None:
+        campaign_id = Character.objects.values_list("campaign_id", flat=True).get(
+            pk=character_ids[0]
+        )
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
         rows = _locked_rows(campaign, character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
-        dice = dice_source(typed)
-        outcome = operation(old, rows_state.ruleset_for(campaign), dice)
-        unused = getattr(dice, "remaining", ())
+        rng = dice_source(dice)
+        outcome = operation(_Table(campaign, rows, old, rows_state.ruleset_for(campaign), rng))
+        unused = getattr(rng, "remaining", ())
         if unused:
             values = ", ".join(map(str, unused))
             raise UnusedTypedDice(
@@ -76,7 +110,7 @@ def apply(
         entries = audit.append(
             campaign=campaign,
             actor=actor,
-            drafts=_drafts(action, outcome, rows),
+            drafts=(drafts or _drafts)(action, outcome, rows),
             visibility=visibility,
         )
         changed = sorted({e.character_id for e in entries if e.character_id is not None})
@@ -101,6 +135,419 @@ def _locked_rows(campaign: Campaign, character_ids=None) -> dict[str, Character]
     if character_ids is not None:
         rows = rows.filter(pk__in=list(character_ids))
     return {str(row.pk): row for row in rows}
+
+
+def _on_character(
+    character_id: int,
+    action: str,
+    operation: Operation,
+    *,
+    actor,
+    dice=None,
+    visibility=None,
+    also: Iterable[int] = (),
+) -> Result:
+    return _run(
+        actor=actor,
+        action=action,
+        operation=operation,
+        character_ids=[character_id, *also],
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def _on_party(campaign_id: int, action: str, operation: Operation, **kwargs) -> Result:
+    # Every character: the clock and the rests may concern anyone (timers, sleepers).
+    return _run(campaign_id=campaign_id, action=action, operation=operation, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# One character: health, Flux, tests, conditions (R1, R3, R5–R16, R20–R29)
+
+
+def character_damage(
+    *,
+    character_id: int,
+    actor,
+    amount: int,
+    ignores_pa: bool = False,
+    cause: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """Damage minus PA (R3); at 0 PV or less a Survie test (R10), which may roll."""
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "damage",
+        lambda t: engine.take_damage(
+            t.state,
+            key,
+            amount,
+            rng=t.rng,
+            ignores_pa=ignores_pa,
+            cause=cause,
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def character_heal(
+    *, character_id: int, actor, amount: int, visibility: str | None = None
+) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "heal",
+        lambda t: engine.heal(t.state, key, amount, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def flux_spend(*, character_id: int, actor, amount: int, visibility: str | None = None) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "spend_flux",
+        lambda t: engine.spend_flux(t.state, key, amount, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def flux_restore(*, character_id: int, actor, amount: int, visibility: str | None = None) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "restore_flux",
+        lambda t: engine.restore_flux(t.state, key, amount, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def character_check(
+    *,
+    character_id: int,
+    actor,
+    stat: str,
+    skill: str | None = None,
+    difficulty: int | None = None,
+    modifier: int = 0,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """A test (R5–R8): D20 + stat + modifiers against the difficulty (the campaign's when
+    None); `modifier` is the GM's own."""
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "check",
+        lambda t: engine.check(
+            t.state,
+            key,
+            stat,
+            rng=t.rng,
+            skill=skill or None,
+            difficulty=difficulty,
+            modifiers=gm_modifiers(modifier),
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def condition_add(*, character_id: int, actor, kind: str, visibility: str | None = None) -> Result:
+    key, condition = str(character_id), engine.ConditionKind(kind)
+    return _on_character(
+        character_id,
+        "add_condition",
+        lambda t: engine.add_condition(t.state, key, condition, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def condition_remove(
+    *, character_id: int, actor, kind: str, visibility: str | None = None
+) -> Result:
+    key, condition = str(character_id), engine.ConditionKind(kind)
+    return _on_character(
+        character_id,
+        "remove_condition",
+        lambda t: engine.remove_condition(t.state, key, condition, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def character_fall(
+    *,
+    character_id: int,
+    actor,
+    storeys: int = 0,
+    in_motion: bool = False,
+    surface: str = engine.Surface.NORMAL,
+    soften: str = engine.Soften.NONE,
+    cause: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """A fall (R27); an empty `cause` keeps the engine's own ("chute")."""
+    key = str(character_id)
+    extra = {"cause": cause} if cause else {}
+    return _on_character(
+        character_id,
+        "fall",
+        lambda t: engine.fall(
+            t.state,
+            key,
+            storeys=storeys,
+            in_motion=in_motion,
+            surface=engine.Surface(surface),
+            soften=engine.Soften(soften),
+            rng=t.rng,
+            ruleset=t.ruleset,
+            **extra,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def character_fall_ill(
+    *,
+    character_id: int,
+    actor,
+    severity: int,
+    name: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "fall_ill",
+        lambda t: engine.fall_ill(
+            t.state,
+            key,
+            severity=engine.Severity(severity),
+            name=name,
+            rng=t.rng,
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def remedy_take(
+    *,
+    character_id: int,
+    actor,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "remedy",
+        lambda t: engine.take_remedy(t.state, key, rng=t.rng, ruleset=t.ruleset),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def character_stabilise(
+    *,
+    character_id: int,
+    actor,
+    healer_id: int | None = None,
+    healer_esp: int | None = None,
+    difficulty: int | None = None,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """R12: a healer of the campaign (`healer_id`, locked too) or someone outside it
+    (`healer_esp`) tries to stabilise the character."""
+    key = str(character_id)
+    healer_key = str(healer_id) if healer_id is not None else None
+    return _on_character(
+        character_id,
+        "stabilise",
+        lambda t: engine.attempt_stabilise(
+            t.state,
+            key,
+            rng=t.rng,
+            healer_key=healer_key,
+            healer_esp=healer_esp,
+            difficulty=difficulty,
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+        also=[healer_id] if healer_id is not None else [],
+    )
+
+
+def character_wake(
+    *,
+    character_id: int,
+    actor,
+    sequel_cause: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "wake",
+        lambda t: engine.attempt_wake(
+            t.state, key, rng=t.rng, sequel_cause=sequel_cause, ruleset=t.ruleset
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def coma_end(*, character_id: int, actor, visibility: str | None = None) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "end_coma",
+        lambda t: engine.gm_end_coma(t.state, key, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def character_revive(*, character_id: int, actor, pv: int, visibility: str | None = None) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "revive",
+        lambda t: engine.gm_revive(t.state, key, pv=pv, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole party: the clock, the scene, rests (R10–R13, R17–R19, R30–R32)
+
+
+def clock_advance(
+    *,
+    campaign_id: int,
+    actor,
+    minutes: float | None = None,
+    to_morning: bool = False,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """R32: by `minutes`, or to the next morning, with everything due on the way."""
+
+    def operation(t: _Table) -> engine.Outcome:
+        if to_morning:
+            return engine.advance_to_morning(t.state, rng=t.rng, ruleset=t.ruleset)
+        return engine.advance_clock(t.state, rng=t.rng, minutes=minutes, ruleset=t.ruleset)
+
+    return _on_party(campaign_id, "clock", operation, actor=actor, dice=dice, visibility=visibility)
+
+
+def scene_end(*, campaign_id: int, actor, visibility: str | None = None) -> Result:
+    return _on_party(
+        campaign_id,
+        "end_scene",
+        lambda t: engine.end_scene(t.state, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def party_night_rest(
+    *,
+    campaign_id: int,
+    actor,
+    hours: float,
+    poor_quality: bool = False,
+    sleeper_ids: Iterable[int] | None = None,
+    clinic_ids: Iterable[int] = (),
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """A night (R17, R19, R28, R31); `sleeper_ids` None or empty: every conscious character."""
+    keys = [str(pk) for pk in sleeper_ids or ()] or None
+    clinic_keys = [str(pk) for pk in clinic_ids]
+    return _on_party(
+        campaign_id,
+        "night",
+        lambda t: engine.night_rest(
+            t.state,
+            hours=float(hours),
+            rng=t.rng,
+            keys=keys,
+            poor_quality=poor_quality,
+            clinic_keys=clinic_keys,
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def party_hour_rest(
+    *,
+    campaign_id: int,
+    actor,
+    gm_override: bool = False,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """R18 step 1: the group's 1D4, within the half-day limit unless the GM overrides it."""
+    return _on_party(
+        campaign_id,
+        "hour_rest",
+        lambda t: engine.hour_rest(t.state, rng=t.rng, gm_override=gm_override, ruleset=t.ruleset),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def hour_rest_share(
+    *,
+    campaign_id: int,
+    actor,
+    splits: Mapping[int, tuple[int, int]],
+    visibility: str | None = None,
+) -> Result:
+    """R18 step 2: {character id: (PV, Flux)}, each adding up to the group's roll."""
+    by_key = {str(pk): tuple(split) for pk, split in splits.items()}
+    return _on_party(
+        campaign_id,
+        "share_hour_rest",
+        lambda t: engine.share_hour_rest(t.state, splits=by_key, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Undo
 
 
 class NothingToUndo(engine.RuleError):
@@ -135,40 +582,40 @@ def entry_undo(
     entry, or the character has died since, `UndoConflict` explains it and nothing is written,
     unless `force`, which sets the old values anyway. Rolls stay: only changes are reverted.
     """
-    with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
-        entry = AuditEntry.objects.get(pk=entry_id, campaign=campaign)
-        if whole_action:
-            targets = list(
-                AuditEntry.objects.filter(
-                    campaign=campaign, batch=entry.batch, kind=EntryKind.CHANGE
-                ).order_by("-id")
-            )
-        else:
-            targets = [entry] if entry.kind == EntryKind.CHANGE else []
-        if not targets:
-            raise NothingToUndo(
-                "Un jet reste dans l'historique : annulez plutôt ses conséquences (les "
-                "changements).",
-                "A roll stays in the history: undo its consequences (the changes) instead.",
-            )
-        rows = _locked_rows(campaign, {e.character_id for e in targets if e.character_id})
-        old = rows_state.campaign_state(campaign, rows.values())
-        changes, problems = _undo_plan(old, targets)
+    # Entries never change once written, so they may be read before the campaign's lock.
+    entry = AuditEntry.objects.get(pk=entry_id, campaign_id=campaign_id)
+    if whole_action:
+        targets = list(
+            AuditEntry.objects.filter(
+                campaign_id=campaign_id, batch=entry.batch, kind=EntryKind.CHANGE
+            ).order_by("-id")
+        )
+    else:
+        targets = [entry] if entry.kind == EntryKind.CHANGE else []
+    if not targets:
+        raise NothingToUndo(
+            "Un jet reste dans l'historique : annulez plutôt ses conséquences (les changements).",
+            "A roll stays in the history: undo its consequences (the changes) instead.",
+        )
+
+    def operation(t: _Table) -> engine.Outcome:
+        changes, problems = _undo_plan(t, targets)
         if problems and not force:
             raise UndoConflict(problems)
-        new = engine.replay(old, changes)
-        rows_state.save_state(campaign, rows, old, new)
-        drafts = []
-        for target, change in zip(targets, changes, strict=True):
+        state = engine.replay(t.state, changes)
+        return engine.Outcome(state=state, changes=tuple(changes), events=tuple(changes))
+
+    def drafts(action, outcome, rows) -> list[audit.Draft]:
+        written = []
+        for target, change in zip(targets, outcome.changes, strict=True):
             fr, en = change_text(change)
-            drafts.append(
+            written.append(
                 audit.Draft(
                     kind=EntryKind.CHANGE,
-                    action="undo",
+                    action=action,
                     rule_id=target.rule_id,
                     character=_row(rows, change.character_key),
-                    game_time=campaign.clock,
+                    game_time=change.at,
                     field=change.field,
                     before=change.before,
                     after=change.after,
@@ -178,18 +625,24 @@ def entry_undo(
                     reverts=target,
                 )
             )
-        entries = audit.append(campaign=campaign, actor=actor, drafts=drafts)
-        changed = sorted({e.character_id for e in entries if e.character_id is not None})
-        publish(campaign.pk, changed, entries[-1].pk)  # delivered at commit (journal/events.py)
-    return Result(engine.Outcome(state=new, changes=tuple(changes)), entries, changed)
+        return written
+
+    return _run(
+        campaign_id=campaign_id,
+        character_ids={e.character_id for e in targets if e.character_id},
+        actor=actor,
+        action="undo",
+        operation=operation,
+        drafts=drafts,
+    )
 
 
-def _undo_plan(state: engine.CampaignState, targets: list[AuditEntry]):
+def _undo_plan(t: _Table, targets: list[AuditEntry]):
     """The changes that put back each entry's `before` (entries newest first), and the
     problems found on the way, each checked against the state the earlier reverts leave."""
+    state = t.state
     changes, problems = [], []
-    already = set(AuditEntry.objects.filter(reverts__in=targets).values_list("reverts_id", "pk"))
-    undone_by = dict(already)
+    undone_by = dict(AuditEntry.objects.filter(reverts__in=targets).values_list("reverts_id", "pk"))
     for entry in targets:
         key = str(entry.character_id) if entry.character_id is not None else None
         holder = state if key is None else state.character(key)
@@ -239,6 +692,10 @@ def _undo_plan(state: engine.CampaignState, targets: list[AuditEntry]):
         state = engine.replay(state, [change])
         changes.append(change)
     return changes, problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Entries
 
 
 def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
@@ -323,3 +780,28 @@ def _change_draft(action, change, rows) -> audit.Draft:
         text_fr=fr,
         text_en=en,
     )
+
+
+# Every public service, for the tests that hold them to their contract.
+SERVICES = (
+    character_damage,
+    character_heal,
+    flux_spend,
+    flux_restore,
+    character_check,
+    condition_add,
+    condition_remove,
+    character_fall,
+    character_fall_ill,
+    remedy_take,
+    character_stabilise,
+    character_wake,
+    coma_end,
+    character_revive,
+    clock_advance,
+    scene_end,
+    party_night_rest,
+    party_hour_rest,
+    hour_rest_share,
+    entry_undo,
+)

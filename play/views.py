@@ -100,22 +100,17 @@ def _run_action(request, membership, spec, character=None):
     panel the form came from.
     """
     campaign = membership.campaign
-    extra = {"character": character} if character is not None else {}
+    if character is not None:
+        extra, target = {"character": character}, {"character_id": character.pk}
+    else:
+        extra, target = {}, {"campaign_id": campaign.pk}
     form = spec.form(request.POST or None, campaign=campaign, **extra)
     context = {"campaign": campaign, "membership": membership, "form": form, "action": spec}
     context["character"] = character
     if request.method == "POST":
         if form.is_valid():
             try:
-                result = services.apply(
-                    campaign_id=campaign.pk,
-                    actor=request.user,
-                    action=spec.name,
-                    operation=form.operation(),
-                    character_ids=form.character_ids(),
-                    typed=form.typed_dice(),
-                    visibility=form.cleaned_data["visibility"],
-                )
+                result = spec.service(actor=request.user, **target, **form.service_arguments())
             except RuleError as error:
                 form.add_error(None, rule_message(error))
             else:

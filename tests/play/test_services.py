@@ -1,4 +1,4 @@
-"""Every game action through `play.services.apply`: the rows after, and exactly the log.
+"""Every game action through its service in `play.services`: the rows after, and exactly the log.
 
 Dice are scripted: `typed=[…]` feeds die values as a person's typed-in dice (R9); the
 `server_dice` fixture scripts the server's own rolls. The fixtures' numbers (tests/conftest.py):
@@ -898,15 +898,16 @@ def test_it_writes_the_visibility_chosen(campaign, gm, pc):
     ]
 
 
-def test_it_leaves_characters_it_was_not_asked_about_alone(campaign, gm, pc, other_pc):
-    # The operation only sees the characters it names; the others are neither read nor written.
-    def heal_one(state, ruleset, rng):
-        assert [c.key for c in state.characters] == [str(pc.pk)]
-        return engine.heal(state, str(pc.pk), 1, ruleset=ruleset)
+def test_it_leaves_characters_it_was_not_asked_about_alone(campaign, gm, pc, other_pc, monkeypatch):
+    # The engine only sees the character named; the others are neither read nor written.
+    heal = engine.heal
 
-    services.apply(
-        campaign_id=campaign.pk, actor=gm, action="heal", operation=heal_one, character_ids=[pc.pk]
-    )
+    def heal_one(state, key, amount, **kwargs):
+        assert [c.key for c in state.characters] == [str(pc.pk)]
+        return heal(state, key, amount, **kwargs)
+
+    monkeypatch.setattr(engine, "heal", heal_one)
+    services.character_heal(character_id=pc.pk, actor=gm, amount=1)
     assert reload(pc).pv == 12
 
 
