@@ -16,16 +16,18 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from campaign.models import Campaign
+from campaign.models import Campaign, Visibility
 from characters import state as rows_state
-from characters.models import Character
+from characters.models import Character, Kind
 from journal import audit
 from journal.events import publish
 from journal.models import AuditEntry, EntryKind
-from journal.texts import change_text, field_name, roll_text, value_text
+from journal.texts import CREATED, change_text, field_name, roll_text, value_text
 from rules import engine
 
 
@@ -86,6 +88,8 @@ def _run(
     """Run one operation on the campaign's characters (those ids, or all of them when None).
 
     Without `campaign_id`, the campaign is the first character's (a character never moves).
+    The outcome's changes to `rows_state.SHEET_FIELDS` (not part of the engine's state) are
+    written to the rows beside the state.
     """
     if character_ids is not None:
         character_ids = list(character_ids)
@@ -106,7 +110,8 @@ def _run(
                 f"Ces valeurs de dés saisies n'ont pas servi : {values}. Rien n'a été appliqué.",
                 f"These typed-in dice values were not used: {values}. Nothing was applied.",
             )
-        rows_state.save_state(campaign, rows, old, outcome.state)
+        sheet = [c for c in outcome.changes if c.field in rows_state.SHEET_FIELDS]
+        rows_state.save_state(campaign, rows, old, outcome.state, sheet=sheet)
         entries = audit.append(
             campaign=campaign,
             actor=actor,
@@ -547,11 +552,320 @@ def hour_rest_share(
 
 
 # ---------------------------------------------------------------------------------------------
+# The sheet: creating and editing a character, on the log like any action (R1–R4, R10, R26)
+
+
+class _Unchanged:
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+UNCHANGED: Any = _Unchanged()
+
+# The rule that lets the GM set each number of the sheet by hand; names and notes have none.
+SHEET_RULES = {
+    "name": "",
+    "stats": "R2",
+    "pa": "R3",
+    "actions": "R4",
+    "reflexes": "R4",
+    "pv_max": "R1",
+    "flux_max": "R1",
+}
+
+
+def character_create(
+    *,
+    campaign_id: int,
+    actor,
+    name: str,
+    pv_max: int,
+    flux_max: int,
+    pv: int | None = None,
+    flux: int | None = None,
+    kind: str = Kind.PC,
+    owner=None,
+    stats: Mapping[str, int] | None = None,
+    pa: int = 0,
+    actions: int = 2,
+    reflexes: int = 1,
+    public_notes: str = "",
+    gm_notes: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """A new character: one entry for the sheet, one per note, then its PV and Flux.
+
+    The character starts at full PV and Flux; starting values below them (None: the maxima)
+    are reached as an edit reaches them, so their rules follow (R10 at 0 PV or less, R26 at
+    0 Flux). `stats` None: every statistic of the campaign at 0; `owner` is a user or None.
+    Raises `ValidationError` for a sheet the model refuses.
+    """
+    wanted = {
+        "name": name,
+        "kind": kind,
+        "owner": owner.pk if owner is not None else None,
+        "stats": dict(stats) if stats is not None else None,
+        "pv_max": pv_max,
+        "flux_max": flux_max,
+        "pa": pa,
+        "actions": actions,
+        "reflexes": reflexes,
+    }
+    notes = {"public_notes": public_notes, "gm_notes": gm_notes}
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        if wanted["stats"] is None:
+            wanted["stats"] = dict.fromkeys(campaign.stats, 0)
+        fields = {"owner_id" if k == "owner" else k: v for k, v in wanted.items()}
+        row = Character(campaign=campaign, **fields, pv=pv_max, flux=flux_max)
+        starting = {"pv": pv_max if pv is None else pv, "flux": flux_max if flux is None else flux}
+        _validate(Character(campaign=campaign, **fields, **notes, **starting))
+        row.save()
+        key = str(row.pk)
+
+        def operation(t: _Table) -> engine.Outcome:
+            at = t.state.clock
+            steps = _Steps(t.state)
+            steps.keep([engine.Change(key, CREATED, None, wanted, "", at, True)])
+            steps.keep(
+                engine.Change(key, field, "", text, "", at, True)
+                for field, text in notes.items()
+                if text
+            )
+            for field, target in starting.items():
+                steps.then(_set_resource(steps.state, key, field, target, t))
+            return steps.outcome()
+
+        return _run(
+            campaign_id=campaign_id,
+            character_ids=[row.pk],
+            actor=actor,
+            action="character_create",
+            operation=operation,
+            dice=dice,
+            visibility=visibility,
+        )
+
+
+def character_update(
+    *,
+    character_id: int,
+    actor,
+    name: str = UNCHANGED,
+    kind: str = UNCHANGED,
+    owner=UNCHANGED,
+    stats: Mapping[str, int] = UNCHANGED,
+    pv: int = UNCHANGED,
+    pv_max: int = UNCHANGED,
+    flux: int = UNCHANGED,
+    flux_max: int = UNCHANGED,
+    pa: int = UNCHANGED,
+    actions: int = UNCHANGED,
+    reflexes: int = UNCHANGED,
+    public_notes: str = UNCHANGED,
+    gm_notes: str = UNCHANGED,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """The GM edits a sheet: each field given and different gets its entry (before, after).
+
+    PV and Flux set by hand move through the engine as damage ignoring PA or healing, Flux
+    spent or restored, so their rules follow (R10's Survie test, R15, R26's Exténué). A
+    maximum lowered below the current value brings it down (R1). `owner` is a user or None.
+    Raises `ValidationError` for a sheet the model refuses, `RuleError` when the rules
+    refuse a move (a dead character's PV, R16).
+    """
+    given = {
+        "name": name,
+        "kind": kind,
+        "owner": owner,
+        "stats": stats,
+        "pv": pv,
+        "pv_max": pv_max,
+        "flux": flux,
+        "flux_max": flux_max,
+        "pa": pa,
+        "actions": actions,
+        "reflexes": reflexes,
+        "public_notes": public_notes,
+        "gm_notes": gm_notes,
+    }
+    wanted = {field: value for field, value in given.items() if value is not UNCHANGED}
+    if "owner" in wanted:
+        wanted["owner"] = owner.pk if owner is not None else None
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "character_update",
+        lambda t: _edit(t, key, wanted),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def _edit(t: _Table, key: str, wanted: dict) -> engine.Outcome:
+    row, character = t.rows[key], t.state.character(key)
+    candidate = Character(
+        **{f.attname: getattr(row, f.attname) for f in Character._meta.concrete_fields}
+    )
+    for field, value in wanted.items():
+        setattr(candidate, rows_state.SHEET_FIELDS.get(field, field), value)
+    if "stats" in wanted:
+        candidate.stats = {**row.stats, **wanted["stats"]}
+    # Unless given, a current value follows its lowered maximum down (R1).
+    candidate.pv = wanted.get("pv", min(row.pv, candidate.pv_max))
+    candidate.flux = wanted.get("flux", min(row.flux, candidate.flux_max))
+    _validate(candidate)
+
+    at = t.state.clock
+    steps = _Steps(t.state)
+    steps.keep(
+        engine.Change(key, field, rows_state.sheet_value(row, field), wanted[field], "", at, True)
+        for field in rows_state.SHEET_FIELDS
+        if field in wanted and wanted[field] != rows_state.sheet_value(row, field)
+    )
+    simple = {
+        field: wanted[field] for field in ("name", "pa", "actions", "reflexes") if field in wanted
+    }
+    if "stats" in wanted:
+        simple["stats"] = tuple((code, candidate.stats.get(code, 0)) for code, _ in character.stats)
+    steps.by_hand(
+        engine.Change(key, field, getattr(character, field), value, SHEET_RULES[field], at, True)
+        for field, value in simple.items()
+    )
+    for field in ("pv", "flux"):
+        maximum_field = f"{field}_max"
+        maximum = getattr(candidate, maximum_field)
+        set_maximum = engine.Change(
+            key, maximum_field, getattr(character, maximum_field), maximum, "R1", at, True
+        )
+        target = getattr(candidate, field)
+        if maximum >= set_maximum.before:  # raised: room first, then the value
+            steps.by_hand([set_maximum])
+            steps.then(_set_resource(steps.state, key, field, target, t))
+        else:  # lowered: the value first, so that it is never above its maximum
+            move = _set_resource if field in wanted else _bring_down
+            steps.then(move(steps.state, key, field, target, t))
+            steps.by_hand([set_maximum])
+    return steps.outcome()
+
+
+def _set_resource(state, key: str, field: str, target: int, t: _Table) -> engine.Outcome | None:
+    """PV or Flux set by hand, through the engine's damage (ignoring PA) or healing, Flux
+    spent or restored: whatever those trigger follows (R10, R15, R26)."""
+    current = getattr(state.character(key), field)
+    if target == current:
+        return None
+    if field == "pv":
+        if target < current:
+            return engine.take_damage(
+                state, key, current - target, rng=t.rng, ignores_pa=True, ruleset=t.ruleset
+            )
+        return engine.heal(state, key, target - current, ruleset=t.ruleset)
+    if target < current:
+        return engine.spend_flux(state, key, current - target, ruleset=t.ruleset)
+    return engine.restore_flux(state, key, target - current, ruleset=t.ruleset)
+
+
+_BROUGHT_DOWN = {
+    "pv": ("PV ramenés au nouveau maximum", "PV brought down to the new maximum"),
+    "flux": ("Flux ramené au nouveau maximum", "Flux brought down to the new maximum"),
+}
+
+
+def _bring_down(state, key: str, field: str, target: int, t: _Table) -> engine.Outcome | None:
+    """R1: a current value above its new maximum comes down to it (logged under R1)."""
+    character = state.character(key)
+    current = getattr(character, field)
+    if target >= current:
+        return None
+    if field == "flux" and character.vital is not engine.Vital.DEAD:
+        return engine.spend_flux(state, key, current - target, ruleset=t.ruleset)  # R1, R26
+    # PV: the maximum is at least 1, so the value stays above 0 and no rule follows.
+    fr, en = _BROUGHT_DOWN[field]
+    line = engine.Line(
+        f"{character.label} — {fr} : {current} → {target}",
+        f"{character.label} — {en}: {current} → {target}",
+        "R1",
+        key,
+        state.clock,
+    )
+    change = engine.Change(key, field, current, target, "R1", state.clock, True)
+    return _replayed(state, [change], lines=[line])
+
+
+def _validate(candidate: Character) -> None:
+    # The model's rules for a sheet (R1 maxima, stats, an owner who plays in the campaign);
+    # forms check the same first, so this guards the other callers (admin, commands).
+    candidate.full_clean(exclude=["campaign", "id"])
+
+
+def _replayed(state, changes, lines=()) -> engine.Outcome:
+    changes = tuple(changes)
+    rules = tuple(dict.fromkeys(c.rule_id for c in changes if c.rule_id))
+    return engine.Outcome(
+        engine.replay(state, changes),
+        changes=changes,
+        rules=rules,
+        lines=tuple(lines),
+        events=changes,
+    )
+
+
+class _Steps:
+    """Engine outcomes one after the other, each on the state the previous one left, as one
+    Outcome whose events keep their order."""
+
+    def __init__(self, state: engine.CampaignState):
+        self.state = state
+        self.parts: list[engine.Outcome] = []
+
+    def then(self, outcome: engine.Outcome | None) -> None:
+        if outcome is not None:
+            self.parts.append(outcome)
+            self.state = outcome.state
+
+    def by_hand(self, changes: Iterable[engine.Change]) -> None:
+        changes = [c for c in changes if c.before != c.after]
+        if changes:
+            self.then(_replayed(self.state, changes))
+
+    def keep(self, changes: Iterable[engine.Change]) -> None:
+        """Changes to what the engine's state does not hold (the sheet's words, its owner):
+        logged and written by the runner, not replayed."""
+        changes = tuple(changes)
+        if changes:
+            self.parts.append(engine.Outcome(self.state, changes=changes, events=changes))
+
+    def outcome(self) -> engine.Outcome:
+        def joined(name):
+            return tuple(item for part in self.parts for item in getattr(part, name))
+
+        return engine.Outcome(
+            self.state,
+            rolls=joined("rolls"),
+            checks=joined("checks"),
+            changes=joined("changes"),
+            rules=tuple(dict.fromkeys(joined("rules"))),
+            lines=joined("lines"),
+            events=joined("events"),
+        )
+
+
+# ---------------------------------------------------------------------------------------------
 # Undo
 
 
 class NothingToUndo(engine.RuleError):
     code = "nothing_to_undo"
+
+
+class NotUndoable(engine.RuleError):
+    """A change that cannot be put back as it was (a creation, an owner who left)."""
+
+    code = "not_undoable"
 
 
 @dataclass(frozen=True)
@@ -597,18 +911,29 @@ def entry_undo(
             "Un jet reste dans l'historique : annulez plutôt ses conséquences (les changements).",
             "A roll stays in the history: undo its consequences (the changes) instead.",
         )
+    created = next((t for t in targets if t.field == CREATED), None)
+    if created is not None:
+        raise NotUndoable(
+            f"#{created.pk} crée le personnage : une création ne s'annule pas (modifiez la "
+            "fiche à la place).",
+            f"#{created.pk} creates the character: a creation cannot be undone (edit the "
+            "sheet instead).",
+        )
 
     def operation(t: _Table) -> engine.Outcome:
         changes, problems = _undo_plan(t, targets)
         if problems and not force:
             raise UndoConflict(problems)
-        state = engine.replay(t.state, changes)
+        state = engine.replay(
+            t.state, [c for c in changes if c.field not in rows_state.SHEET_FIELDS]
+        )
         return engine.Outcome(state=state, changes=tuple(changes), events=tuple(changes))
 
     def drafts(action, outcome, rows) -> list[audit.Draft]:
+        people = _people(outcome.changes)
         written = []
         for target, change in zip(targets, outcome.changes, strict=True):
-            fr, en = change_text(change)
+            fr, en = change_text(change, people=people)
             written.append(
                 audit.Draft(
                     kind=EntryKind.CHANGE,
@@ -637,16 +962,26 @@ def entry_undo(
     )
 
 
+# Fields a character's death leaves meaningful to restore: the sheet's words and its owner.
+_UNDO_WHEN_DEAD = {"name", *rows_state.SHEET_FIELDS}
+
+
 def _undo_plan(t: _Table, targets: list[AuditEntry]):
     """The changes that put back each entry's `before` (entries newest first), and the
     problems found on the way, each checked against the state the earlier reverts leave."""
     state = t.state
     changes, problems = [], []
     undone_by = dict(AuditEntry.objects.filter(reverts__in=targets).values_list("reverts_id", "pk"))
+    sheet = {}  # (key, field) -> value, for the fields the engine's state does not hold
     for entry in targets:
         key = str(entry.character_id) if entry.character_id is not None else None
         holder = state if key is None else state.character(key)
-        current = getattr(holder, entry.field)
+        if entry.field in rows_state.SHEET_FIELDS:
+            current = sheet.get(
+                (key, entry.field), rows_state.sheet_value(t.rows[key], entry.field)
+            )
+        else:
+            current = getattr(holder, entry.field)
         set_to = audit.from_json(entry.field, entry.after)
         restore = audit.from_json(entry.field, entry.before)
         name = entry.character_name or "—"
@@ -662,6 +997,7 @@ def _undo_plan(t: _Table, targets: list[AuditEntry]):
         if (
             key is not None
             and holder.vital == engine.Vital.DEAD
+            and entry.field not in _UNDO_WHEN_DEAD
             and not (entry.field == "vital" and set_to == engine.Vital.DEAD)
         ):
             problems.append(
@@ -674,9 +1010,10 @@ def _undo_plan(t: _Table, targets: list[AuditEntry]):
                 )
             )
         elif current != set_to:
-            now_fr, now_en = value_text(current)
-            then_fr, then_en = value_text(set_to)
-            old_fr, old_en = value_text(restore)
+            people = _names({current, set_to, restore}) if entry.field == "owner" else {}
+            now_fr, now_en = value_text(current, entry.field, people)
+            then_fr, then_en = value_text(set_to, entry.field, people)
+            old_fr, old_en = value_text(restore, entry.field, people)
             problems.append(
                 UndoProblem(
                     entry.pk,
@@ -689,9 +1026,37 @@ def _undo_plan(t: _Table, targets: list[AuditEntry]):
                 )
             )
         change = engine.Change(key, entry.field, current, restore, entry.rule_id, state.clock, True)
-        state = engine.replay(state, [change])
+        if entry.field in rows_state.SHEET_FIELDS:
+            sheet[(key, entry.field)] = restore
+        else:
+            state = engine.replay(state, [change])
         changes.append(change)
+    for key in {key for key, _field in sheet}:
+        row = t.rows[key]
+        kind = sheet.get((key, "kind"), row.kind)
+        _check_owner(t, key, kind, sheet.get((key, "owner"), row.owner_id))
     return changes, problems
+
+
+def _check_owner(t: _Table, key: str, kind: str, owner_id: int | None) -> None:
+    """What the sheet form checks, for an undo that gives a character back to someone."""
+    if owner_id is None:
+        return
+    name = t.rows[key].name
+    if kind == Kind.NPC:
+        raise NotUndoable(
+            f"{name} serait un PNJ confié à un·e joueur·euse : annulez aussi l'autre "
+            "changement (l'action entière).",
+            f"{name} would be an NPC given to a player: undo the other change too (the "
+            "whole action).",
+        )
+    if not t.campaign.memberships.filter(user_id=owner_id).exists():
+        raise NotUndoable(
+            f"La personne qui jouait {name} n'est plus dans la campagne : rendez-lui le "
+            "personnage en modifiant la fiche, une fois revenue.",
+            f"The person who played {name} is no longer in the campaign: give the "
+            "character back by editing the sheet once they are back.",
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -700,6 +1065,7 @@ def _undo_plan(t: _Table, targets: list[AuditEntry]):
 
 def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
     """One draft per check, roll and change, in the order they happened."""
+    people = _people(outcome.changes)
     drafts = []
     for event in outcome.events:
         if isinstance(event, engine.CheckResult):
@@ -707,8 +1073,26 @@ def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
         elif isinstance(event, engine.Roll):
             drafts.append(_roll_draft(action, event, rows))
         else:
-            drafts.append(_change_draft(action, event, rows))
+            drafts.append(_change_draft(action, event, rows, people))
     return drafts
+
+
+def _people(changes) -> dict[int, str]:
+    """The user names an owner change or a creation mentions, by id."""
+    ids = set()
+    for change in changes:
+        if change.field == "owner":
+            ids |= {change.before, change.after}
+        elif change.field == CREATED:
+            ids.add(change.after["owner"])
+    return _names(ids)
+
+
+def _names(ids) -> dict[int, str]:
+    ids = {pk for pk in ids if pk is not None}
+    if not ids:
+        return {}
+    return {user.pk: user.get_username() for user in get_user_model().objects.filter(pk__in=ids)}
 
 
 def _row(rows, key):
@@ -766,8 +1150,8 @@ def _roll_draft(action, roll, rows) -> audit.Draft:
     )
 
 
-def _change_draft(action, change, rows) -> audit.Draft:
-    fr, en = change_text(change)
+def _change_draft(action, change, rows, people) -> audit.Draft:
+    fr, en = change_text(change, people=people)
     return audit.Draft(
         kind=EntryKind.CHANGE,
         action=action,
@@ -779,6 +1163,8 @@ def _change_draft(action, change, rows) -> audit.Draft:
         after=change.after,
         text_fr=fr,
         text_en=en,
+        # The GM's notes are the GM's, whatever the action's visibility.
+        visibility=Visibility.GM_ONLY if change.field == "gm_notes" else None,
     )
 
 
@@ -803,5 +1189,7 @@ SERVICES = (
     party_night_rest,
     party_hour_rest,
     hour_rest_share,
+    character_create,
+    character_update,
     entry_undo,
 )
