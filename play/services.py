@@ -598,14 +598,14 @@ def character_create(
 
     The character starts at full PV and Flux; starting values below them (None: the maxima)
     are reached as an edit reaches them, so their rules follow (R10 at 0 PV or less, R26 at
-    0 Flux). `stats` None: every statistic of the campaign at 0; `owner` is a user or None.
+    0 Flux). A statistic `stats` leaves out is at 0; `owner` is a user or None.
     Raises `ValidationError` for a sheet the model refuses.
     """
     wanted = {
         "name": name,
         "kind": kind,
         "owner": owner.pk if owner is not None else None,
-        "stats": dict(stats) if stats is not None else None,
+        "stats": dict(stats or {}),
         "pv_max": pv_max,
         "flux_max": flux_max,
         "pa": pa,
@@ -615,8 +615,7 @@ def character_create(
     notes = {"public_notes": public_notes, "gm_notes": gm_notes}
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
-        if wanted["stats"] is None:
-            wanted["stats"] = dict.fromkeys(campaign.stats, 0)
+        wanted["stats"] = dict.fromkeys(campaign.stats, 0) | wanted["stats"]
         fields = {"owner_id" if k == "owner" else k: v for k, v in wanted.items()}
         row = Character(campaign=campaign, **fields, pv=pv_max, flux=flux_max)
         starting = {"pv": pv_max if pv is None else pv, "flux": flux_max if flux is None else flux}
