@@ -424,3 +424,17 @@ def test_the_engine_state_holds_what_an_edit_wrote(gm_client, world):
     state = character_state(pc, world.campaign.stats)
     assert (state.name, state.stat("VAI")) == ("Isaure de Sel", 4)
     assert isinstance(state.vital, engine.Vital)
+
+
+def test_the_history_explains_why_a_creation_is_not_undone(gm, gm_client, world):
+    result = services.character_create(
+        campaign_id=world.campaign.pk, actor=gm, name="Ysolde", pv_max=10, flux_max=4
+    )
+    entry = result.entries[0]
+    before = db_state()
+
+    response = gm_client.post(reverse("entry_undo", args=[world.campaign.pk, entry.pk]))
+
+    assert response.status_code == 400
+    assert "une création ne s&#x27;annule pas" in response.content.decode()
+    assert db_state() == before
