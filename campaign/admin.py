@@ -14,6 +14,8 @@ class CampaignAdmin(admin.ModelAdmin):
     list_display = ["name", "created_at", "default_difficulty", "players_roll"]
     search_fields = ["name"]
     inlines = [MembershipInline]
+    # Game state, moved only by play's services, which log it (R18, R32).
+    readonly_fields = ["clock", "scene", "hour_rests_used", "pending_hour_rest"]
 
 
 @admin.register(Membership)

@@ -74,6 +74,7 @@ def campaign_state(campaign: Campaign, rows: Iterable[Character]) -> engine.Camp
 
 
 CHARACTER_FIELDS = (
+    "name",
     "pv",
     "pv_max",
     "flux",
@@ -90,28 +91,51 @@ CHARACTER_FIELDS = (
 )
 CAMPAIGN_FIELDS = ("clock", "scene", "hour_rests_used", "pending_hour_rest")
 
+# What a sheet holds beyond the engine's state, by the name a change gives it: its row field.
+SHEET_FIELDS = {
+    "kind": "kind",
+    "owner": "owner_id",
+    "public_notes": "public_notes",
+    "gm_notes": "gm_notes",
+}
+
+
+def sheet_value(row: Character, field: str):
+    return getattr(row, SHEET_FIELDS[field])
+
 
 def save_state(
     campaign: Campaign,
     rows: dict[str, Character],
     old: engine.CampaignState,
     new: engine.CampaignState,
+    *,
+    sheet: Iterable[engine.Change] = (),
 ) -> None:
-    """Write what differs between `old` and `new` to the rows (and only that)."""
+    """Write what differs between `old` and `new` to the rows (and only that), with the
+    `sheet` changes: `engine.Change`s of `SHEET_FIELDS`, which the engine's state lacks."""
     changed = [name for name in CAMPAIGN_FIELDS if getattr(old, name) != getattr(new, name)]
     for name in changed:
         setattr(campaign, name, getattr(new, name))
     if changed:
         campaign.save(update_fields=changed)
+    sheets: dict[str, dict[str, object]] = {}
+    for change in sheet:
+        sheets.setdefault(change.character_key, {})[change.field] = change.after
     before = {c.key: c for c in old.characters}
     for after in new.characters:
-        if after == before[after.key]:
+        if after == before[after.key] and after.key not in sheets:
             continue
-        _save_character(rows[after.key], before[after.key], after, new.clock)
+        row = rows[after.key]
+        _save_character(row, before[after.key], after, new.clock, sheets.get(after.key, {}))
 
 
 def _save_character(
-    row: Character, old: engine.CharacterState, new: engine.CharacterState, clock
+    row: Character,
+    old: engine.CharacterState,
+    new: engine.CharacterState,
+    clock,
+    sheet: dict[str, object],
 ) -> None:
     fields = [name for name in CHARACTER_FIELDS if getattr(old, name) != getattr(new, name)]
     for name in fields:
@@ -119,6 +143,13 @@ def _save_character(
     if old.vital != new.vital:
         row.vital = new.vital.value
         fields.append("vital")
+    if old.stats != new.stats:
+        # Codes the campaign no longer lists stay as they were: the engine never saw them.
+        row.stats = {**row.stats, **dict(new.stats)}
+        fields.append("stats")
+    for name, value in sheet.items():
+        setattr(row, SHEET_FIELDS[name], value)
+        fields.append(name)
     # Saved even when only related rows change: the save bumps the card's version.
     row.save(update_fields=fields)
     if old.conditions != new.conditions:

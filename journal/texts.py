@@ -55,7 +55,18 @@ FIELD_NAMES = {
     "scene": ("scène", "scene"),
     "hour_rests_used": ("heures de repos prises", "hour rests taken"),
     "pending_hour_rest": ("heure de repos à répartir", "hour rest to share"),
+    "name": ("nom", "name"),
+    "kind": ("type", "kind"),
+    "owner": ("joueur ou joueuse", "player"),
+    "stats": ("statistiques", "statistics"),
+    "public_notes": ("notes publiques", "public notes"),
+    "gm_notes": ("notes du MJ", "GM's notes"),
+    "character": ("fiche", "sheet"),
 }
+CREATED = "character"  # the field of a character's creation entry: the new sheet in `after`
+KIND_TEXT = {"pc": ("PJ", "PC"), "npc": ("PNJ", "NPC")}
+NOTES = ("public_notes", "gm_notes")
+NOTE_SHOWN = 60  # characters of a note the log's sentence quotes; before/after keep it all
 
 
 def game_time(value: datetime) -> tuple[str, str]:
@@ -86,23 +97,84 @@ def _value(value: Any, lang: int) -> str:
     return str(value)
 
 
-def value_text(value: Any) -> tuple[str, str]:
-    """An engine value as people read it, in French and English."""
-    return _value(value, 0), _value(value, 1)
+def _shown(field: str, value: Any, lang: int, people: dict[int, str]) -> str:
+    """A value of `field` as people read it: the sheet's own fields, then engine values."""
+    if field == "kind" and value in KIND_TEXT:
+        return KIND_TEXT[value][lang]
+    if field == "owner" and value is not None:
+        return people.get(value, f"#{value}")
+    if field in NOTES and value:
+        quoted = value if len(value) <= NOTE_SHOWN else f"{value[:NOTE_SHOWN].rstrip()}…"
+        return f"« {quoted} »" if lang == 0 else f"“{quoted}”"
+    if field == "stats" and value:
+        return ", ".join(f"{code} {number}" for code, number in value)
+    return _value(value, lang)
+
+
+def value_text(value: Any, field: str = "", people=None) -> tuple[str, str]:
+    """A value (of `field`, when it needs it) as people read it, in French and English;
+    `people` names the user ids an owner holds."""
+    return _shown(field, value, 0, people or {}), _shown(field, value, 1, people or {})
 
 
 def field_name(field: str) -> tuple[str, str]:
     return FIELD_NAMES.get(field, (field, field))
 
 
-def change_text(change) -> tuple[str, str]:
-    """ "R10 · PV : 3 → −2"."""
-    fr_name, en_name = FIELD_NAMES.get(change.field, (change.field, change.field))
+def change_text(change, people=None) -> tuple[str, str]:
+    """ "R10 · PV : 3 → −2"; "ADR 2 → 3" for the statistics that changed; a creation lists
+    the new sheet. `people` names the user ids an owner change holds."""
+    people = people or {}
+    if change.field == CREATED:
+        return _created_text(change.after, people)
+    fr_name, en_name = field_name(change.field)
+    if change.field == "stats":
+        now = dict(change.after or ())
+        moved = ", ".join(
+            f"{code} {was} → {now.get(code)}"
+            for code, was in change.before or ()
+            if was != now.get(code)
+        )
+        return _prefixed(change.rule_id, f"{fr_name} : {moved}"), _prefixed(
+            change.rule_id, f"{en_name}: {moved}"
+        )
     return tuple(
-        f"{change.rule_id} · {name}{sep}{_value(change.before, lang)} → "
-        f"{_value(change.after, lang)}"
+        _prefixed(
+            change.rule_id,
+            f"{name}{sep}{_shown(change.field, change.before, lang, people)} → "
+            f"{_shown(change.field, change.after, lang, people)}",
+        )
         for lang, (name, sep) in enumerate(((fr_name, " : "), (en_name, ": ")))
     )
+
+
+def _prefixed(rule_id: str, text: str) -> str:
+    # Names, notes and owners follow no rule: their sentence names none.
+    return f"{rule_id} · {text}" if rule_id else text
+
+
+def _created_text(sheet: dict, people: dict[int, str]) -> tuple[str, str]:
+    """ "Personnage créé (PJ joué par paul) : PV max 12, Flux max 8, PA 1, 2 actions, 1 réflexe ;
+    ADR 1, PUI 2, …"."""
+    kind_fr, kind_en = KIND_TEXT.get(sheet["kind"], (sheet["kind"], sheet["kind"]))
+    owner = people.get(sheet["owner"]) if sheet.get("owner") is not None else None
+    who_fr = f"{kind_fr} joué par {owner}" if owner else kind_fr
+    who_en = f"{kind_en} played by {owner}" if owner else kind_en
+    stats = ", ".join(f"{code} {number}" for code, number in sheet["stats"].items())
+    actions, reflexes = sheet["actions"], sheet["reflexes"]
+    fr = (
+        f"Personnage créé ({who_fr}) : PV max {sheet['pv_max']}, Flux max {sheet['flux_max']}, "
+        f"PA {sheet['pa']}, {actions} action{'s' if actions > 1 else ''}, "
+        f"{reflexes} réflexe{'s' if reflexes > 1 else ''}"
+    )
+    en = (
+        f"Character created ({who_en}): max PV {sheet['pv_max']}, max Flux {sheet['flux_max']}, "
+        f"PA {sheet['pa']}, {actions} action{'' if actions == 1 else 's'}, "
+        f"{reflexes} {'reflex' if reflexes == 1 else 'reflexes'}"
+    )
+    if stats:
+        fr, en = f"{fr} ; {stats}", f"{en}; {stats}"
+    return fr, en
 
 
 # The engine names a roll's purpose with an identifier; people read these words instead.

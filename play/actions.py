@@ -1,14 +1,13 @@
-"""The GM's actions on one character: a form each, and the engine operation it asks for.
+"""The GM's actions: a form each, and the service it calls.
 
-A view looks an action up by name, validates its form, and hands `operation(form)` to
-`play.services.apply`. Adding an action is adding an entry here.
+A view looks an action up by name, validates its form, and calls the action's service with
+`form.service_arguments()`. Forms only validate. Adding an action is adding an entry here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 from django import forms
 from django.core.validators import MaxValueValidator
@@ -16,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Visibility
 from characters.models import ConditionKind, Severity
-from rules import engine
+from play import services
 
 MAX_AMOUNT = 999
 
@@ -61,15 +60,20 @@ class ActionForm(forms.Form):
         if self.rolls:
             self.fields["dice"] = DiceField()
 
-    def character_ids(self) -> list[int]:
-        """The characters the operation reads or changes (locked by the service)."""
-        return [self.character.pk]
-
     def common_fields(self):
         return [self[name] for name in ("visibility", "dice") if name in self.fields]
 
-    def typed_dice(self) -> list[int]:
-        return self.cleaned_data.get("dice") or []
+    def service_arguments(self) -> dict:
+        """The service's keyword arguments, besides who acts and on what."""
+        data = self.cleaned_data
+        common = {"visibility": data.get("visibility") or None}
+        if self.rolls:
+            common["dice"] = data.get("dice") or None
+        return common | self.arguments()
+
+    def arguments(self) -> dict:
+        """This action's own arguments."""
+        return {}
 
 
 def amount_field(label):
@@ -82,40 +86,18 @@ class DamageForm(ActionForm):
     ignores_pa = forms.BooleanField(label=_("Ignores PA"), required=False)
     cause = forms.CharField(label=_("Cause (for a later sequel)"), max_length=200, required=False)
 
-    def operation(self):
+    def arguments(self):
         data = self.cleaned_data
-        return lambda state, ruleset, rng: engine.take_damage(
-            state,
-            str(self.character.pk),
-            data["amount"],
-            rng=rng,
-            ignores_pa=data["ignores_pa"],
-            cause=data["cause"],
-            ruleset=ruleset,
-        )
+        return {"amount": data["amount"], "ignores_pa": data["ignores_pa"], "cause": data["cause"]}
 
 
 class AmountForm(ActionForm):
+    """Healing, Flux spent or restored: an amount and nothing else."""
+
     amount = amount_field(_("Amount"))
-    engine_function: Callable = None
 
-    def operation(self):
-        function = type(self).engine_function
-        return lambda state, ruleset, rng: function(
-            state, str(self.character.pk), self.cleaned_data["amount"], ruleset=ruleset
-        )
-
-
-class HealForm(AmountForm):
-    engine_function = staticmethod(engine.heal)
-
-
-class SpendFluxForm(AmountForm):
-    engine_function = staticmethod(engine.spend_flux)
-
-
-class RestoreFluxForm(AmountForm):
-    engine_function = staticmethod(engine.restore_flux)
+    def arguments(self):
+        return {"amount": self.cleaned_data["amount"]}
 
 
 class CheckForm(ActionForm):
@@ -132,43 +114,31 @@ class CheckForm(ActionForm):
         self.fields["stat"].choices = [(code, code) for code in self.campaign.stats]
         self.fields["difficulty"].initial = self.campaign.default_difficulty
 
-    def modifiers(self):
-        value = self.cleaned_data.get("modifier") or 0
-        return (engine.Modifier("MJ", value, None, "GM"),) if value else ()
-
-    def check_arguments(self):
+    def arguments(self):
         data = self.cleaned_data
         return {
+            "stat": data["stat"],
             "skill": data["skill"] or None,
             "difficulty": data["difficulty"],
-            "modifiers": self.modifiers(),
+            # A form without the field (the player's) has no GM modifier.
+            "modifier": data.get("modifier") or 0,
         }
 
-    def operation(self):
-        return lambda state, ruleset, rng: engine.check(
-            state,
-            str(self.character.pk),
-            self.cleaned_data["stat"],
-            rng=rng,
-            ruleset=ruleset,
-            **self.check_arguments(),
-        )
+    def check_arguments(self):
+        """What the engine's odds need besides the stat (R5–R8), as the service passes it."""
+        arguments = self.arguments()
+        return {
+            "skill": arguments["skill"],
+            "difficulty": arguments["difficulty"],
+            "modifiers": services.gm_modifiers(arguments["modifier"]),
+        }
 
 
 class ConditionForm(ActionForm):
     kind = forms.ChoiceField(label=_("Condition"), choices=ConditionKind.choices)
-    remove = False
 
-    def operation(self):
-        kind = engine.ConditionKind(self.cleaned_data["kind"])
-        function = engine.remove_condition if self.remove else engine.add_condition
-        return lambda state, ruleset, rng: function(
-            state, str(self.character.pk), kind, ruleset=ruleset
-        )
-
-
-class RemoveConditionForm(ConditionForm):
-    remove = True
+    def arguments(self):
+        return {"kind": self.cleaned_data["kind"]}
 
 
 class StabiliseForm(ActionForm):
@@ -195,22 +165,14 @@ class StabiliseForm(ActionForm):
             )
         return cleaned
 
-    def operation(self):
+    def arguments(self):
         data = self.cleaned_data
         healer = data.get("healer")
-        return lambda state, ruleset, rng: engine.attempt_stabilise(
-            state,
-            str(self.character.pk),
-            rng=rng,
-            healer_key=str(healer.pk) if healer else None,
-            healer_esp=None if healer else data["healer_esp"],
-            difficulty=data["difficulty"],
-            ruleset=ruleset,
-        )
-
-    def character_ids(self):
-        healer = self.cleaned_data.get("healer")
-        return [self.character.pk] + ([healer.pk] if healer else [])
+        return {
+            "healer_id": healer.pk if healer else None,
+            "healer_esp": None if healer else data["healer_esp"],
+            "difficulty": data["difficulty"],
+        }
 
 
 class WakeForm(ActionForm):
@@ -222,19 +184,12 @@ class WakeForm(ActionForm):
         help_text=_("A burn's pain, a bloody cough… Empty: what knocked the character out."),
     )
 
-    def operation(self):
-        return lambda state, ruleset, rng: engine.attempt_wake(
-            state,
-            str(self.character.pk),
-            rng=rng,
-            sequel_cause=self.cleaned_data["sequel_cause"],
-            ruleset=ruleset,
-        )
+    def arguments(self):
+        return {"sequel_cause": self.cleaned_data["sequel_cause"]}
 
 
 class EndComaForm(ActionForm):
-    def operation(self):
-        return partial(_no_rng, engine.gm_end_coma, str(self.character.pk))
+    pass
 
 
 class ReviveForm(ActionForm):
@@ -248,14 +203,8 @@ class ReviveForm(ActionForm):
         field.validators.append(MaxValueValidator(self.character.pv_max))
         field.widget.attrs["max"] = self.character.pv_max
 
-    def operation(self):
-        return partial(
-            _no_rng, engine.gm_revive, str(self.character.pk), pv=self.cleaned_data["pv"]
-        )
-
-
-def _no_rng(function, key, state, ruleset, rng, **kwargs):
-    return function(state, key, ruleset=ruleset, **kwargs)
+    def arguments(self):
+        return {"pv": self.cleaned_data["pv"]}
 
 
 class FallForm(ActionForm):
@@ -292,19 +241,15 @@ class FallForm(ActionForm):
             raise forms.ValidationError(_("Give the height in storeys, or tick “in motion”."))
         return cleaned
 
-    def operation(self):
+    def arguments(self):
         data = self.cleaned_data
-        return lambda state, ruleset, rng: engine.fall(
-            state,
-            str(self.character.pk),
-            storeys=data["storeys"] or 0,
-            in_motion=data["in_motion"],
-            surface=engine.Surface(data["surface"]),
-            soften=engine.Soften(data["soften"]),
-            **({"cause": data["cause"]} if data["cause"] else {}),
-            rng=rng,
-            ruleset=ruleset,
-        )
+        return {
+            "storeys": data["storeys"] or 0,
+            "in_motion": data["in_motion"],
+            "surface": data["surface"],
+            "soften": data["soften"],
+            "cause": data["cause"],
+        }
 
 
 class FallIllForm(ActionForm):
@@ -314,25 +259,12 @@ class FallIllForm(ActionForm):
     )
     name = forms.CharField(label=_("Illness"), max_length=120, required=False)
 
-    def operation(self):
-        data = self.cleaned_data
-        return lambda state, ruleset, rng: engine.fall_ill(
-            state,
-            str(self.character.pk),
-            severity=engine.Severity(data["severity"]),
-            name=data["name"],
-            rng=rng,
-            ruleset=ruleset,
-        )
+    def arguments(self):
+        return {"severity": self.cleaned_data["severity"], "name": self.cleaned_data["name"]}
 
 
 class RemedyForm(ActionForm):
     rolls = True
-
-    def operation(self):
-        return lambda state, ruleset, rng: engine.take_remedy(
-            state, str(self.character.pk), rng=rng, ruleset=ruleset
-        )
 
 
 @dataclass(frozen=True)
@@ -340,36 +272,40 @@ class Action:
     name: str
     label: str
     form: type[ActionForm]
+    service: Callable[..., services.Result]  # called with the form's service_arguments()
 
 
 QUICK_ACTIONS = {"damage", "heal", "spend_flux", "restore_flux"}  # buttons on every card
 
+# Each service takes `character_id` and `actor` besides the form's arguments.
 ACTIONS = {
     a.name: a
     for a in [
-        Action("damage", _("Damage"), DamageForm),
-        Action("heal", _("Heal"), HealForm),
-        Action("spend_flux", _("Spend Flux"), SpendFluxForm),
-        Action("restore_flux", _("Restore Flux"), RestoreFluxForm),
-        Action("check", _("Test"), CheckForm),
-        Action("add_condition", _("Add a condition"), ConditionForm),
-        Action("remove_condition", _("Remove a condition"), RemoveConditionForm),
-        Action("fall", _("Fall"), FallForm),
-        Action("fall_ill", _("Fall ill"), FallIllForm),
-        Action("remedy", _("Remedy"), RemedyForm),
-        Action("stabilise", _("Stabilise"), StabiliseForm),
-        Action("wake", _("Waking try"), WakeForm),
-        Action("end_coma", _("End the coma (GM)"), EndComaForm),
-        Action("revive", _("Bring back (GM)"), ReviveForm),
+        Action("damage", _("Damage"), DamageForm, services.character_damage),
+        Action("heal", _("Heal"), AmountForm, services.character_heal),
+        Action("spend_flux", _("Spend Flux"), AmountForm, services.flux_spend),
+        Action("restore_flux", _("Restore Flux"), AmountForm, services.flux_restore),
+        Action("check", _("Test"), CheckForm, services.character_check),
+        Action("add_condition", _("Add a condition"), ConditionForm, services.condition_add),
+        Action(
+            "remove_condition",
+            _("Remove a condition"),
+            ConditionForm,
+            services.condition_remove,
+        ),
+        Action("fall", _("Fall"), FallForm, services.character_fall),
+        Action("fall_ill", _("Fall ill"), FallIllForm, services.character_fall_ill),
+        Action("remedy", _("Remedy"), RemedyForm, services.remedy_take),
+        Action("stabilise", _("Stabilise"), StabiliseForm, services.character_stabilise),
+        Action("wake", _("Waking try"), WakeForm, services.character_wake),
+        Action("end_coma", _("End the coma (GM)"), EndComaForm, services.coma_end),
+        Action("revive", _("Bring back (GM)"), ReviveForm, services.character_revive),
     ]
 }
 
 
 class PartyForm(ActionForm):
-    """An action on the whole party; `character_ids` None means every character."""
-
-    def character_ids(self):
-        return None
+    """An action on the whole party."""
 
 
 class ClockForm(PartyForm):
@@ -388,20 +324,15 @@ class ClockForm(PartyForm):
             raise forms.ValidationError(_("Give a number of minutes, or choose the next morning."))
         return cleaned
 
-    def operation(self):
+    def arguments(self):
         data = self.cleaned_data
         if data["to_morning"]:
-            return lambda state, ruleset, rng: engine.advance_to_morning(
-                state, rng=rng, ruleset=ruleset
-            )
-        return lambda state, ruleset, rng: engine.advance_clock(
-            state, rng=rng, minutes=data["minutes"], ruleset=ruleset
-        )
+            return {"to_morning": True}
+        return {"minutes": data["minutes"]}
 
 
 class EndSceneForm(PartyForm):
-    def operation(self):
-        return lambda state, ruleset, rng: engine.end_scene(state, ruleset=ruleset)
+    pass
 
 
 class NightForm(PartyForm):
@@ -434,18 +365,14 @@ class NightForm(PartyForm):
         self.fields["sleepers"].queryset = characters
         self.fields["clinic"].queryset = characters
 
-    def operation(self):
+    def arguments(self):
         data = self.cleaned_data
-        keys = [str(c.pk) for c in data["sleepers"]] or None
-        return lambda state, ruleset, rng: engine.night_rest(
-            state,
-            hours=float(data["hours"]),
-            rng=rng,
-            keys=keys,
-            poor_quality=data["poor_quality"],
-            clinic_keys=[str(c.pk) for c in data["clinic"]],
-            ruleset=ruleset,
-        )
+        return {
+            "hours": float(data["hours"]),
+            "poor_quality": data["poor_quality"],
+            "sleeper_ids": [c.pk for c in data["sleepers"]],
+            "clinic_ids": [c.pk for c in data["clinic"]],
+        }
 
 
 class HourRestForm(PartyForm):
@@ -454,11 +381,8 @@ class HourRestForm(PartyForm):
         label=_("Allow it beyond the half-day limit (GM)"), required=False
     )
 
-    def operation(self):
-        override = self.cleaned_data["gm_override"]
-        return lambda state, ruleset, rng: engine.hour_rest(
-            state, rng=rng, gm_override=override, ruleset=ruleset
-        )
+    def arguments(self):
+        return {"gm_override": self.cleaned_data["gm_override"]}
 
 
 class ShareHourRestForm(PartyForm):
@@ -494,23 +418,26 @@ class ShareHourRestForm(PartyForm):
             pv, flux = data.get(f"pv_{character.pk}"), data.get(f"flux_{character.pk}")
             if pv is None and flux is None:
                 continue  # not resting with the group
-            splits[str(character.pk)] = (pv or 0, flux or 0)
+            splits[character.pk] = (pv or 0, flux or 0)
         return splits
 
-    def operation(self):
-        splits = self.splits()
-        return lambda state, ruleset, rng: engine.share_hour_rest(
-            state, splits=splits, ruleset=ruleset
-        )
+    def arguments(self):
+        return {"splits": self.splits()}
 
 
+# Each service takes `campaign_id` and `actor` besides the form's arguments.
 PARTY_ACTIONS = {
     a.name: a
     for a in [
-        Action("clock", _("Advance the clock"), ClockForm),
-        Action("end_scene", _("End the scene"), EndSceneForm),
-        Action("night", _("Night's rest"), NightForm),
-        Action("hour_rest", _("Hour's rest: roll"), HourRestForm),
-        Action("share_hour_rest", _("Hour's rest: share"), ShareHourRestForm),
+        Action("clock", _("Advance the clock"), ClockForm, services.clock_advance),
+        Action("end_scene", _("End the scene"), EndSceneForm, services.scene_end),
+        Action("night", _("Night's rest"), NightForm, services.party_night_rest),
+        Action("hour_rest", _("Hour's rest: roll"), HourRestForm, services.party_hour_rest),
+        Action(
+            "share_hour_rest",
+            _("Hour's rest: share"),
+            ShareHourRestForm,
+            services.hour_rest_share,
+        ),
     ]
 }

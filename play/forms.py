@@ -1,12 +1,23 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from campaign.models import Role
+from campaign.models import Role, Visibility
 from characters.models import STAT_MAX, STAT_MIN, Character, Kind
+from play.actions import DiceField
 
 
 class CharacterForm(forms.ModelForm):
-    """A character with one number field per stat of the campaign's ruleset (R2)."""
+    """A character with one number field per stat of the campaign's ruleset (R2).
+
+    It only validates: the view hands `service_arguments()` to `services.character_create`
+    or `services.character_update`, which log each change and apply its rules.
+    """
+
+    # Setting PV to 0 or less makes a Survie test (R10): its die may be typed in (R9).
+    dice = DiceField()
+    visibility = forms.ChoiceField(
+        label=_("Visible to"), choices=Visibility.choices, required=False
+    )
 
     class Meta:
         model = Character
@@ -36,6 +47,7 @@ class CharacterForm(forms.ModelForm):
         players = campaign.memberships.filter(role=Role.PLAYER).values_list("user_id", flat=True)
         self.fields["owner"].queryset = self.fields["owner"].queryset.filter(pk__in=players)
         self.fields["owner"].required = False
+        self.fields["visibility"].initial = campaign.default_roll_visibility
         self.stat_codes = list(campaign.stats)
         for code in self.stat_codes:
             self.fields[f"stat_{code}"] = forms.IntegerField(
@@ -51,12 +63,18 @@ class CharacterForm(forms.ModelForm):
         return [self[f"stat_{code}"] for code in self.stat_codes]
 
     def other_fields(self):
-        return [self[name] for name in self.Meta.fields]
+        return [self[name] for name in [*self.Meta.fields, "visibility", "dice"]]
 
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("kind") == Kind.NPC and cleaned.get("owner"):
             self.add_error("owner", _("Only a player character can be given to a player."))
+        if self.instance.pk is not None:
+            # A maximum lowered below an untouched current value brings it down (R1).
+            for name in ("pv", "flux"):
+                value, maximum = cleaned.get(name), cleaned.get(f"{name}_max")
+                if name not in self.changed_data and None not in (value, maximum):
+                    cleaned[name] = min(value, maximum)
         return cleaned
 
     def _post_clean(self):
@@ -66,3 +84,17 @@ class CharacterForm(forms.ModelForm):
             if f"stat_{code}" in self.cleaned_data
         }
         super()._post_clean()
+
+    def service_arguments(self) -> dict:
+        """Every field of a new character; only the changed ones of an edit."""
+        data = self.cleaned_data
+        new = self.instance.pk is None
+        arguments = {
+            name: data[name] for name in self.Meta.fields if new or name in self.changed_data
+        }
+        stats = [f"stat_{code}" for code in self.stat_codes]
+        if new or any(name in self.changed_data for name in stats):
+            arguments["stats"] = {code: data[f"stat_{code}"] for code in self.stat_codes}
+        arguments["dice"] = data.get("dice") or None
+        arguments["visibility"] = data.get("visibility") or None
+        return arguments

@@ -1,7 +1,8 @@
 """The player's side of a character: the sheet on a phone and the tests they roll themselves.
 
 Players never change PV, Flux or conditions; the only write here is a test (R5) when the
-campaign lets players roll (R9), on their own character, through `services.apply`.
+campaign lets players roll (R9), on their own character, through the GM's own test service
+(`services.character_check`).
 """
 
 from __future__ import annotations
@@ -35,9 +36,6 @@ class PlayerCheckForm(CheckForm):
         self.fields["dice"].help_text = _(
             "Leave it empty and the server rolls; or type the die you rolled at the table."
         )
-
-    def modifiers(self):
-        return ()
 
 
 def _character(membership, character_id):
@@ -80,13 +78,8 @@ def character_roll(request, campaign_id, character_id):
     form = PlayerCheckForm(request.POST, campaign=membership.campaign, character=character)
     if form.is_valid():
         try:
-            result = services.apply(
-                campaign_id=membership.campaign_id,
-                actor=request.user,
-                action="check",
-                operation=form.operation(),
-                character_ids=form.character_ids(),
-                typed=form.typed_dice(),
+            result = services.character_check(
+                character_id=character.pk, actor=request.user, **form.service_arguments()
             )
         except RuleError as error:
             form.add_error(None, rule_message(error))

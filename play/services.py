@@ -1,29 +1,34 @@
-"""Every game action, applied through one path (DESIGN.md, "How a change flows").
+"""Every game action as one typed service, all through one path (DESIGN.md, "How a change flows").
 
-A service opens one transaction, locks the campaign row (which orders the audit chain) and
-the characters it touches, builds the engine's state from the rows, calls `rules.engine`
-with a cryptographic RNG or the dice a person typed in (R9), writes the new state back and
-one audit entry per roll and per change, and publishes them for delivery at commit.
+A service is named `<thing>_<verb>`, takes keyword-only arguments and returns a `Result`. Each
+hands an engine operation to `_run`, the one runner: it opens one transaction, locks the
+campaign row (which orders the audit chain) and the characters the action touches, builds the
+engine's state from the rows, calls `rules.engine` with a cryptographic RNG or the dice a
+person typed in (R9), writes the new state back and one audit entry per roll and per change,
+and publishes them for delivery at commit. A `RuleError` leaves rows and log as they were.
+
+`dice` is what a person typed in from physical dice (R9), or None for a server roll.
+`visibility` is who sees the entries ("everyone" or "gm"), None for the campaign's default.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from campaign.models import Campaign
+from campaign.models import Campaign, Visibility
 from characters import state as rows_state
-from characters.models import Character
+from characters.models import Character, Kind
 from journal import audit
 from journal.events import publish
 from journal.models import AuditEntry, EntryKind
-from journal.texts import change_text, field_name, roll_text, value_text
+from journal.texts import CREATED, change_text, field_name, roll_text, value_text
 from rules import engine
-
-Operation = Callable[[engine.CampaignState, engine.Ruleset, object], engine.Outcome]
 
 
 @dataclass(frozen=True)
@@ -45,38 +50,72 @@ def dice_source(typed: Iterable[int] | None):
     return engine.ScriptedDice(values, typed_in=True) if values else random.SystemRandom()
 
 
-def apply(
+def gm_modifiers(value: int) -> tuple[engine.Modifier, ...]:
+    """The GM's own modifier to a test (R5), as the engine and the log name it."""
+    return (engine.Modifier("MJ", value, None, "GM"),) if value else ()
+
+
+# ---------------------------------------------------------------------------------------------
+# The runner
+
+
+@dataclass(frozen=True)
+class _Table:
+    """What an operation sees: the locked rows, the engine's state built from them, the dice."""
+
+    campaign: Campaign
+    rows: dict[str, Character]
+    state: engine.CampaignState
+    ruleset: engine.Ruleset
+    rng: random.Random | engine.DiceSource
+
+
+Operation = Callable[[_Table], engine.Outcome]
+Drafts = Callable[[str, engine.Outcome, dict[str, Character]], list[audit.Draft]]
+
+
+def _run(
     *,
-    campaign_id: int,
     actor,
     action: str,
     operation: Operation,
+    campaign_id: int | None = None,
     character_ids: Iterable[int] | None = None,
-    typed: Iterable[int] | None = None,
+    dice: Iterable[int] | None = None,
     visibility: str | None = None,
+    drafts: Drafts | None = None,
 ) -> Result:
-    """Run one engine operation on the campaign's characters (all of them when None).
+    """Run one operation on the campaign's characters (those ids, or all of them when None).
 
-    Raises `engine.RuleError` with nothing written when the rules refuse the action.
+    Without `campaign_id`, the campaign is the first character's (a character never moves).
+    The outcome's changes to `rows_state.SHEET_FIELDS` (not part of the engine's state) are
+    written to the rows beside the state.
     """
+    if character_ids is not None:
+        character_ids = list(character_ids)
+    if campaign_id is None:
+        campaign_id = Character.objects.values_list("campaign_id", flat=True).get(
+            pk=character_ids[0]
+        )
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
         rows = _locked_rows(campaign, character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
-        dice = dice_source(typed)
-        outcome = operation(old, rows_state.ruleset_for(campaign), dice)
-        unused = getattr(dice, "remaining", ())
+        rng = dice_source(dice)
+        outcome = operation(_Table(campaign, rows, old, rows_state.ruleset_for(campaign), rng))
+        unused = getattr(rng, "remaining", ())
         if unused:
             values = ", ".join(map(str, unused))
             raise UnusedTypedDice(
                 f"Ces valeurs de dés saisies n'ont pas servi : {values}. Rien n'a été appliqué.",
                 f"These typed-in dice values were not used: {values}. Nothing was applied.",
             )
-        rows_state.save_state(campaign, rows, old, outcome.state)
+        sheet = [c for c in outcome.changes if c.field in rows_state.SHEET_FIELDS]
+        rows_state.save_state(campaign, rows, old, outcome.state, sheet=sheet)
         entries = audit.append(
             campaign=campaign,
             actor=actor,
-            drafts=_drafts(action, outcome, rows),
+            drafts=(drafts or _drafts)(action, outcome, rows),
             visibility=visibility,
         )
         changed = sorted({e.character_id for e in entries if e.character_id is not None})
@@ -103,8 +142,729 @@ def _locked_rows(campaign: Campaign, character_ids=None) -> dict[str, Character]
     return {str(row.pk): row for row in rows}
 
 
+def _on_character(
+    character_id: int,
+    action: str,
+    operation: Operation,
+    *,
+    actor,
+    dice=None,
+    visibility=None,
+    also: Iterable[int] = (),
+) -> Result:
+    return _run(
+        actor=actor,
+        action=action,
+        operation=operation,
+        character_ids=[character_id, *also],
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def _on_party(campaign_id: int, action: str, operation: Operation, **kwargs) -> Result:
+    # Every character: the clock and the rests may concern anyone (timers, sleepers).
+    return _run(campaign_id=campaign_id, action=action, operation=operation, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# One character: health, Flux, tests, conditions (R1, R3, R5–R16, R20–R29)
+
+
+def character_damage(
+    *,
+    character_id: int,
+    actor,
+    amount: int,
+    ignores_pa: bool = False,
+    cause: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """Damage minus PA (R3); at 0 PV or less a Survie test (R10), which may roll."""
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "damage",
+        lambda t: engine.take_damage(
+            t.state,
+            key,
+            amount,
+            rng=t.rng,
+            ignores_pa=ignores_pa,
+            cause=cause,
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def character_heal(
+    *, character_id: int, actor, amount: int, visibility: str | None = None
+) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "heal",
+        lambda t: engine.heal(t.state, key, amount, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def flux_spend(*, character_id: int, actor, amount: int, visibility: str | None = None) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "spend_flux",
+        lambda t: engine.spend_flux(t.state, key, amount, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def flux_restore(*, character_id: int, actor, amount: int, visibility: str | None = None) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "restore_flux",
+        lambda t: engine.restore_flux(t.state, key, amount, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def character_check(
+    *,
+    character_id: int,
+    actor,
+    stat: str,
+    skill: str | None = None,
+    difficulty: int | None = None,
+    modifier: int = 0,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """A test (R5–R8): D20 + stat + modifiers against the difficulty (the campaign's when
+    None); `modifier` is the GM's own."""
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "check",
+        lambda t: engine.check(
+            t.state,
+            key,
+            stat,
+            rng=t.rng,
+            skill=skill or None,
+            difficulty=difficulty,
+            modifiers=gm_modifiers(modifier),
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def condition_add(*, character_id: int, actor, kind: str, visibility: str | None = None) -> Result:
+    key, condition = str(character_id), engine.ConditionKind(kind)
+    return _on_character(
+        character_id,
+        "add_condition",
+        lambda t: engine.add_condition(t.state, key, condition, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def condition_remove(
+    *, character_id: int, actor, kind: str, visibility: str | None = None
+) -> Result:
+    key, condition = str(character_id), engine.ConditionKind(kind)
+    return _on_character(
+        character_id,
+        "remove_condition",
+        lambda t: engine.remove_condition(t.state, key, condition, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def character_fall(
+    *,
+    character_id: int,
+    actor,
+    storeys: int = 0,
+    in_motion: bool = False,
+    surface: str = engine.Surface.NORMAL,
+    soften: str = engine.Soften.NONE,
+    cause: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """A fall (R27); an empty `cause` keeps the engine's own ("chute")."""
+    key = str(character_id)
+    extra = {"cause": cause} if cause else {}
+    return _on_character(
+        character_id,
+        "fall",
+        lambda t: engine.fall(
+            t.state,
+            key,
+            storeys=storeys,
+            in_motion=in_motion,
+            surface=engine.Surface(surface),
+            soften=engine.Soften(soften),
+            rng=t.rng,
+            ruleset=t.ruleset,
+            **extra,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def character_fall_ill(
+    *,
+    character_id: int,
+    actor,
+    severity: int,
+    name: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "fall_ill",
+        lambda t: engine.fall_ill(
+            t.state,
+            key,
+            severity=engine.Severity(severity),
+            name=name,
+            rng=t.rng,
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def remedy_take(
+    *,
+    character_id: int,
+    actor,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "remedy",
+        lambda t: engine.take_remedy(t.state, key, rng=t.rng, ruleset=t.ruleset),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def character_stabilise(
+    *,
+    character_id: int,
+    actor,
+    healer_id: int | None = None,
+    healer_esp: int | None = None,
+    difficulty: int | None = None,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """R12: a healer of the campaign (`healer_id`, locked too) or someone outside it
+    (`healer_esp`) tries to stabilise the character."""
+    key = str(character_id)
+    healer_key = str(healer_id) if healer_id is not None else None
+    return _on_character(
+        character_id,
+        "stabilise",
+        lambda t: engine.attempt_stabilise(
+            t.state,
+            key,
+            rng=t.rng,
+            healer_key=healer_key,
+            healer_esp=healer_esp,
+            difficulty=difficulty,
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+        also=[healer_id] if healer_id is not None else [],
+    )
+
+
+def character_wake(
+    *,
+    character_id: int,
+    actor,
+    sequel_cause: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "wake",
+        lambda t: engine.attempt_wake(
+            t.state, key, rng=t.rng, sequel_cause=sequel_cause, ruleset=t.ruleset
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def coma_end(*, character_id: int, actor, visibility: str | None = None) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "end_coma",
+        lambda t: engine.gm_end_coma(t.state, key, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def character_revive(*, character_id: int, actor, pv: int, visibility: str | None = None) -> Result:
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "revive",
+        lambda t: engine.gm_revive(t.state, key, pv=pv, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole party: the clock, the scene, rests (R10–R13, R17–R19, R30–R32)
+
+
+def clock_advance(
+    *,
+    campaign_id: int,
+    actor,
+    minutes: float | None = None,
+    to_morning: bool = False,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """R32: by `minutes`, or to the next morning, with everything due on the way."""
+
+    def operation(t: _Table) -> engine.Outcome:
+        if to_morning:
+            return engine.advance_to_morning(t.state, rng=t.rng, ruleset=t.ruleset)
+        return engine.advance_clock(t.state, rng=t.rng, minutes=minutes, ruleset=t.ruleset)
+
+    return _on_party(campaign_id, "clock", operation, actor=actor, dice=dice, visibility=visibility)
+
+
+def scene_end(*, campaign_id: int, actor, visibility: str | None = None) -> Result:
+    return _on_party(
+        campaign_id,
+        "end_scene",
+        lambda t: engine.end_scene(t.state, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+def party_night_rest(
+    *,
+    campaign_id: int,
+    actor,
+    hours: float,
+    poor_quality: bool = False,
+    sleeper_ids: Iterable[int] | None = None,
+    clinic_ids: Iterable[int] = (),
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """A night (R17, R19, R28, R31); `sleeper_ids` None or empty: every conscious character."""
+    keys = [str(pk) for pk in sleeper_ids or ()] or None
+    clinic_keys = [str(pk) for pk in clinic_ids]
+    return _on_party(
+        campaign_id,
+        "night",
+        lambda t: engine.night_rest(
+            t.state,
+            hours=float(hours),
+            rng=t.rng,
+            keys=keys,
+            poor_quality=poor_quality,
+            clinic_keys=clinic_keys,
+            ruleset=t.ruleset,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def party_hour_rest(
+    *,
+    campaign_id: int,
+    actor,
+    gm_override: bool = False,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """R18 step 1: the group's 1D4, within the half-day limit unless the GM overrides it."""
+    return _on_party(
+        campaign_id,
+        "hour_rest",
+        lambda t: engine.hour_rest(t.state, rng=t.rng, gm_override=gm_override, ruleset=t.ruleset),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def hour_rest_share(
+    *,
+    campaign_id: int,
+    actor,
+    splits: Mapping[int, tuple[int, int]],
+    visibility: str | None = None,
+) -> Result:
+    """R18 step 2: {character id: (PV, Flux)}, each adding up to the group's roll."""
+    by_key = {str(pk): tuple(split) for pk, split in splits.items()}
+    return _on_party(
+        campaign_id,
+        "share_hour_rest",
+        lambda t: engine.share_hour_rest(t.state, splits=by_key, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The sheet: creating and editing a character, on the log like any action (R1–R4, R10, R26)
+
+
+class _Unchanged:
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+UNCHANGED: Any = _Unchanged()
+
+# The rule that lets the GM set each number of the sheet by hand; names and notes have none.
+SHEET_RULES = {
+    "name": "",
+    "stats": "R2",
+    "pa": "R3",
+    "actions": "R4",
+    "reflexes": "R4",
+    "pv_max": "R1",
+    "flux_max": "R1",
+}
+
+
+def character_create(
+    *,
+    campaign_id: int,
+    actor,
+    name: str,
+    pv_max: int,
+    flux_max: int,
+    pv: int | None = None,
+    flux: int | None = None,
+    kind: str = Kind.PC,
+    owner=None,
+    stats: Mapping[str, int] | None = None,
+    pa: int = 0,
+    actions: int = 2,
+    reflexes: int = 1,
+    public_notes: str = "",
+    gm_notes: str = "",
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """A new character: one entry for the sheet, one per note, then its PV and Flux.
+
+    The character starts at full PV and Flux; starting values below them (None: the maxima)
+    are reached as an edit reaches them, so their rules follow (R10 at 0 PV or less, R26 at
+    0 Flux). A statistic `stats` leaves out is at 0; `owner` is a user or None.
+    Raises `ValidationError` for a sheet the model refuses.
+    """
+    wanted = {
+        "name": name,
+        "kind": kind,
+        "owner": owner.pk if owner is not None else None,
+        "stats": dict(stats or {}),
+        "pv_max": pv_max,
+        "flux_max": flux_max,
+        "pa": pa,
+        "actions": actions,
+        "reflexes": reflexes,
+    }
+    notes = {"public_notes": public_notes, "gm_notes": gm_notes}
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        wanted["stats"] = dict.fromkeys(campaign.stats, 0) | wanted["stats"]
+        fields = {"owner_id" if k == "owner" else k: v for k, v in wanted.items()}
+        row = Character(campaign=campaign, **fields, pv=pv_max, flux=flux_max)
+        starting = {"pv": pv_max if pv is None else pv, "flux": flux_max if flux is None else flux}
+        _validate(Character(campaign=campaign, **fields, **notes, **starting))
+        row.save()
+        key = str(row.pk)
+
+        def operation(t: _Table) -> engine.Outcome:
+            at = t.state.clock
+            steps = _Steps(t.state)
+            steps.keep([engine.Change(key, CREATED, None, wanted, "", at, True)])
+            steps.keep(
+                engine.Change(key, field, "", text, "", at, True)
+                for field, text in notes.items()
+                if text
+            )
+            for field, target in starting.items():
+                steps.then(_set_resource(steps.state, key, field, target, t))
+            return steps.outcome()
+
+        return _run(
+            campaign_id=campaign_id,
+            character_ids=[row.pk],
+            actor=actor,
+            action="character_create",
+            operation=operation,
+            dice=dice,
+            visibility=visibility,
+        )
+
+
+def character_update(
+    *,
+    character_id: int,
+    actor,
+    name: str = UNCHANGED,
+    kind: str = UNCHANGED,
+    owner=UNCHANGED,
+    stats: Mapping[str, int] = UNCHANGED,
+    pv: int = UNCHANGED,
+    pv_max: int = UNCHANGED,
+    flux: int = UNCHANGED,
+    flux_max: int = UNCHANGED,
+    pa: int = UNCHANGED,
+    actions: int = UNCHANGED,
+    reflexes: int = UNCHANGED,
+    public_notes: str = UNCHANGED,
+    gm_notes: str = UNCHANGED,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """The GM edits a sheet: each field given and different gets its entry (before, after).
+
+    PV and Flux set by hand move through the engine as damage ignoring PA or healing, Flux
+    spent or restored, so their rules follow (R10's Survie test, R15, R26's Exténué). A
+    maximum lowered below the current value brings it down (R1). `owner` is a user or None.
+    Raises `ValidationError` for a sheet the model refuses, `RuleError` when the rules
+    refuse a move (a dead character's PV, R16).
+    """
+    given = {
+        "name": name,
+        "kind": kind,
+        "owner": owner,
+        "stats": stats,
+        "pv": pv,
+        "pv_max": pv_max,
+        "flux": flux,
+        "flux_max": flux_max,
+        "pa": pa,
+        "actions": actions,
+        "reflexes": reflexes,
+        "public_notes": public_notes,
+        "gm_notes": gm_notes,
+    }
+    wanted = {field: value for field, value in given.items() if value is not UNCHANGED}
+    if "owner" in wanted:
+        wanted["owner"] = owner.pk if owner is not None else None
+    key = str(character_id)
+    return _on_character(
+        character_id,
+        "character_update",
+        lambda t: _edit(t, key, wanted),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def _edit(t: _Table, key: str, wanted: dict) -> engine.Outcome:
+    row, character = t.rows[key], t.state.character(key)
+    candidate = Character(
+        **{f.attname: getattr(row, f.attname) for f in Character._meta.concrete_fields}
+    )
+    for field, value in wanted.items():
+        setattr(candidate, rows_state.SHEET_FIELDS.get(field, field), value)
+    if "stats" in wanted:
+        candidate.stats = {**row.stats, **wanted["stats"]}
+    # Unless given, a current value follows its lowered maximum down (R1).
+    candidate.pv = wanted.get("pv", min(row.pv, candidate.pv_max))
+    candidate.flux = wanted.get("flux", min(row.flux, candidate.flux_max))
+    _validate(candidate)
+
+    at = t.state.clock
+    steps = _Steps(t.state)
+    steps.keep(
+        engine.Change(key, field, rows_state.sheet_value(row, field), wanted[field], "", at, True)
+        for field in rows_state.SHEET_FIELDS
+        if field in wanted and wanted[field] != rows_state.sheet_value(row, field)
+    )
+    simple = {
+        field: wanted[field] for field in ("name", "pa", "actions", "reflexes") if field in wanted
+    }
+    if "stats" in wanted:
+        simple["stats"] = tuple((code, candidate.stats.get(code, 0)) for code, _ in character.stats)
+    steps.by_hand(
+        engine.Change(key, field, getattr(character, field), value, SHEET_RULES[field], at, True)
+        for field, value in simple.items()
+    )
+    for field in ("pv", "flux"):
+        maximum_field = f"{field}_max"
+        maximum = getattr(candidate, maximum_field)
+        set_maximum = engine.Change(
+            key, maximum_field, getattr(character, maximum_field), maximum, "R1", at, True
+        )
+        target = getattr(candidate, field)
+        if maximum >= set_maximum.before:  # raised: room first, then the value
+            steps.by_hand([set_maximum])
+            steps.then(_set_resource(steps.state, key, field, target, t))
+        else:  # lowered: the value first, so that it is never above its maximum
+            move = _set_resource if field in wanted else _bring_down
+            steps.then(move(steps.state, key, field, target, t))
+            steps.by_hand([set_maximum])
+    return steps.outcome()
+
+
+def _set_resource(state, key: str, field: str, target: int, t: _Table) -> engine.Outcome | None:
+    """PV or Flux set by hand, through the engine's damage (ignoring PA) or healing, Flux
+    spent or restored: whatever those trigger follows (R10, R15, R26)."""
+    current = getattr(state.character(key), field)
+    if target == current:
+        return None
+    if field == "pv":
+        if target < current:
+            return engine.take_damage(
+                state, key, current - target, rng=t.rng, ignores_pa=True, ruleset=t.ruleset
+            )
+        return engine.heal(state, key, target - current, ruleset=t.ruleset)
+    if target < current:
+        return engine.spend_flux(state, key, current - target, ruleset=t.ruleset)
+    return engine.restore_flux(state, key, target - current, ruleset=t.ruleset)
+
+
+_BROUGHT_DOWN = {
+    "pv": ("PV ramenés au nouveau maximum", "PV brought down to the new maximum"),
+    "flux": ("Flux ramené au nouveau maximum", "Flux brought down to the new maximum"),
+}
+
+
+def _bring_down(state, key: str, field: str, target: int, t: _Table) -> engine.Outcome | None:
+    """R1: a current value above its new maximum comes down to it (logged under R1)."""
+    character = state.character(key)
+    current = getattr(character, field)
+    if target >= current:
+        return None
+    if field == "flux" and character.vital is not engine.Vital.DEAD:
+        return engine.spend_flux(state, key, current - target, ruleset=t.ruleset)  # R1, R26
+    # PV: the maximum is at least 1, so the value stays above 0 and no rule follows.
+    fr, en = _BROUGHT_DOWN[field]
+    line = engine.Line(
+        f"{character.label} — {fr} : {current} → {target}",
+        f"{character.label} — {en}: {current} → {target}",
+        "R1",
+        key,
+        state.clock,
+    )
+    change = engine.Change(key, field, current, target, "R1", state.clock, True)
+    return _replayed(state, [change], lines=[line])
+
+
+def _validate(candidate: Character) -> None:
+    # The model's rules for a sheet (R1 maxima, stats, an owner who plays in the campaign);
+    # forms check the same first, so this guards the other callers (admin, commands).
+    candidate.full_clean(exclude=["campaign", "id"])
+
+
+def _replayed(state, changes, lines=()) -> engine.Outcome:
+    changes = tuple(changes)
+    rules = tuple(dict.fromkeys(c.rule_id for c in changes if c.rule_id))
+    return engine.Outcome(
+        engine.replay(state, changes),
+        changes=changes,
+        rules=rules,
+        lines=tuple(lines),
+        events=changes,
+    )
+
+
+class _Steps:
+    """Engine outcomes one after the other, each on the state the previous one left, as one
+    Outcome whose events keep their order."""
+
+    def __init__(self, state: engine.CampaignState):
+        self.state = state
+        self.parts: list[engine.Outcome] = []
+
+    def then(self, outcome: engine.Outcome | None) -> None:
+        if outcome is not None:
+            self.parts.append(outcome)
+            self.state = outcome.state
+
+    def by_hand(self, changes: Iterable[engine.Change]) -> None:
+        changes = [c for c in changes if c.before != c.after]
+        if changes:
+            self.then(_replayed(self.state, changes))
+
+    def keep(self, changes: Iterable[engine.Change]) -> None:
+        """Changes to what the engine's state does not hold (the sheet's words, its owner):
+        logged and written by the runner, not replayed."""
+        changes = tuple(changes)
+        if changes:
+            self.parts.append(engine.Outcome(self.state, changes=changes, events=changes))
+
+    def outcome(self) -> engine.Outcome:
+        def joined(name):
+            return tuple(item for part in self.parts for item in getattr(part, name))
+
+        return engine.Outcome(
+            self.state,
+            rolls=joined("rolls"),
+            checks=joined("checks"),
+            changes=joined("changes"),
+            rules=tuple(dict.fromkeys(joined("rules"))),
+            lines=joined("lines"),
+            events=joined("events"),
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Undo
+
+
 class NothingToUndo(engine.RuleError):
     code = "nothing_to_undo"
+
+
+class NotUndoable(engine.RuleError):
+    """A change that cannot be put back as it was (a creation, an owner who left)."""
+
+    code = "not_undoable"
 
 
 @dataclass(frozen=True)
@@ -135,40 +895,51 @@ def entry_undo(
     entry, or the character has died since, `UndoConflict` explains it and nothing is written,
     unless `force`, which sets the old values anyway. Rolls stay: only changes are reverted.
     """
-    with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
-        entry = AuditEntry.objects.get(pk=entry_id, campaign=campaign)
-        if whole_action:
-            targets = list(
-                AuditEntry.objects.filter(
-                    campaign=campaign, batch=entry.batch, kind=EntryKind.CHANGE
-                ).order_by("-id")
-            )
-        else:
-            targets = [entry] if entry.kind == EntryKind.CHANGE else []
-        if not targets:
-            raise NothingToUndo(
-                "Un jet reste dans l'historique : annulez plutôt ses conséquences (les "
-                "changements).",
-                "A roll stays in the history: undo its consequences (the changes) instead.",
-            )
-        rows = _locked_rows(campaign, {e.character_id for e in targets if e.character_id})
-        old = rows_state.campaign_state(campaign, rows.values())
-        changes, problems = _undo_plan(old, targets)
+    # Entries never change once written, so they may be read before the campaign's lock.
+    entry = AuditEntry.objects.get(pk=entry_id, campaign_id=campaign_id)
+    if whole_action:
+        targets = list(
+            AuditEntry.objects.filter(
+                campaign_id=campaign_id, batch=entry.batch, kind=EntryKind.CHANGE
+            ).order_by("-id")
+        )
+    else:
+        targets = [entry] if entry.kind == EntryKind.CHANGE else []
+    if not targets:
+        raise NothingToUndo(
+            "Un jet reste dans l'historique : annulez plutôt ses conséquences (les changements).",
+            "A roll stays in the history: undo its consequences (the changes) instead.",
+        )
+    created = next((t for t in targets if t.field == CREATED), None)
+    if created is not None:
+        raise NotUndoable(
+            f"#{created.pk} crée le personnage : une création ne s'annule pas (modifiez la "
+            "fiche à la place).",
+            f"#{created.pk} creates the character: a creation cannot be undone (edit the "
+            "sheet instead).",
+        )
+
+    def operation(t: _Table) -> engine.Outcome:
+        changes, problems = _undo_plan(t, targets)
         if problems and not force:
             raise UndoConflict(problems)
-        new = engine.replay(old, changes)
-        rows_state.save_state(campaign, rows, old, new)
-        drafts = []
-        for target, change in zip(targets, changes, strict=True):
-            fr, en = change_text(change)
-            drafts.append(
+        state = engine.replay(
+            t.state, [c for c in changes if c.field not in rows_state.SHEET_FIELDS]
+        )
+        return engine.Outcome(state=state, changes=tuple(changes), events=tuple(changes))
+
+    def drafts(action, outcome, rows) -> list[audit.Draft]:
+        people = _people(outcome.changes)
+        written = []
+        for target, change in zip(targets, outcome.changes, strict=True):
+            fr, en = change_text(change, people=people)
+            written.append(
                 audit.Draft(
                     kind=EntryKind.CHANGE,
-                    action="undo",
+                    action=action,
                     rule_id=target.rule_id,
                     character=_row(rows, change.character_key),
-                    game_time=campaign.clock,
+                    game_time=change.at,
                     field=change.field,
                     before=change.before,
                     after=change.after,
@@ -178,22 +949,38 @@ def entry_undo(
                     reverts=target,
                 )
             )
-        entries = audit.append(campaign=campaign, actor=actor, drafts=drafts)
-        changed = sorted({e.character_id for e in entries if e.character_id is not None})
-        publish(campaign.pk, changed, entries[-1].pk)  # delivered at commit (journal/events.py)
-    return Result(engine.Outcome(state=new, changes=tuple(changes)), entries, changed)
+        return written
+
+    return _run(
+        campaign_id=campaign_id,
+        character_ids={e.character_id for e in targets if e.character_id},
+        actor=actor,
+        action="undo",
+        operation=operation,
+        drafts=drafts,
+    )
 
 
-def _undo_plan(state: engine.CampaignState, targets: list[AuditEntry]):
+# Fields a character's death leaves meaningful to restore: the sheet's words and its owner.
+_UNDO_WHEN_DEAD = {"name", *rows_state.SHEET_FIELDS}
+
+
+def _undo_plan(t: _Table, targets: list[AuditEntry]):
     """The changes that put back each entry's `before` (entries newest first), and the
     problems found on the way, each checked against the state the earlier reverts leave."""
+    state = t.state
     changes, problems = [], []
-    already = set(AuditEntry.objects.filter(reverts__in=targets).values_list("reverts_id", "pk"))
-    undone_by = dict(already)
+    undone_by = dict(AuditEntry.objects.filter(reverts__in=targets).values_list("reverts_id", "pk"))
+    sheet = {}  # (key, field) -> value, for the fields the engine's state does not hold
     for entry in targets:
         key = str(entry.character_id) if entry.character_id is not None else None
         holder = state if key is None else state.character(key)
-        current = getattr(holder, entry.field)
+        if entry.field in rows_state.SHEET_FIELDS:
+            current = sheet.get(
+                (key, entry.field), rows_state.sheet_value(t.rows[key], entry.field)
+            )
+        else:
+            current = getattr(holder, entry.field)
         set_to = audit.from_json(entry.field, entry.after)
         restore = audit.from_json(entry.field, entry.before)
         name = entry.character_name or "—"
@@ -209,6 +996,7 @@ def _undo_plan(state: engine.CampaignState, targets: list[AuditEntry]):
         if (
             key is not None
             and holder.vital == engine.Vital.DEAD
+            and entry.field not in _UNDO_WHEN_DEAD
             and not (entry.field == "vital" and set_to == engine.Vital.DEAD)
         ):
             problems.append(
@@ -221,9 +1009,10 @@ def _undo_plan(state: engine.CampaignState, targets: list[AuditEntry]):
                 )
             )
         elif current != set_to:
-            now_fr, now_en = value_text(current)
-            then_fr, then_en = value_text(set_to)
-            old_fr, old_en = value_text(restore)
+            people = _names({current, set_to, restore}) if entry.field == "owner" else {}
+            now_fr, now_en = value_text(current, entry.field, people)
+            then_fr, then_en = value_text(set_to, entry.field, people)
+            old_fr, old_en = value_text(restore, entry.field, people)
             problems.append(
                 UndoProblem(
                     entry.pk,
@@ -236,13 +1025,46 @@ def _undo_plan(state: engine.CampaignState, targets: list[AuditEntry]):
                 )
             )
         change = engine.Change(key, entry.field, current, restore, entry.rule_id, state.clock, True)
-        state = engine.replay(state, [change])
+        if entry.field in rows_state.SHEET_FIELDS:
+            sheet[(key, entry.field)] = restore
+        else:
+            state = engine.replay(state, [change])
         changes.append(change)
+    for key in {key for key, _field in sheet}:
+        row = t.rows[key]
+        kind = sheet.get((key, "kind"), row.kind)
+        _check_owner(t, key, kind, sheet.get((key, "owner"), row.owner_id))
     return changes, problems
+
+
+def _check_owner(t: _Table, key: str, kind: str, owner_id: int | None) -> None:
+    """What the sheet form checks, for an undo that gives a character back to someone."""
+    if owner_id is None:
+        return
+    name = t.rows[key].name
+    if kind == Kind.NPC:
+        raise NotUndoable(
+            f"{name} serait un PNJ confié à un·e joueur·euse : annulez aussi l'autre "
+            "changement (l'action entière).",
+            f"{name} would be an NPC given to a player: undo the other change too (the "
+            "whole action).",
+        )
+    if not t.campaign.memberships.filter(user_id=owner_id).exists():
+        raise NotUndoable(
+            f"La personne qui jouait {name} n'est plus dans la campagne : rendez-lui le "
+            "personnage en modifiant la fiche, une fois revenue.",
+            f"The person who played {name} is no longer in the campaign: give the "
+            "character back by editing the sheet once they are back.",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Entries
 
 
 def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
     """One draft per check, roll and change, in the order they happened."""
+    people = _people(outcome.changes)
     drafts = []
     for event in outcome.events:
         if isinstance(event, engine.CheckResult):
@@ -250,8 +1072,26 @@ def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
         elif isinstance(event, engine.Roll):
             drafts.append(_roll_draft(action, event, rows))
         else:
-            drafts.append(_change_draft(action, event, rows))
+            drafts.append(_change_draft(action, event, rows, people))
     return drafts
+
+
+def _people(changes) -> dict[int, str]:
+    """The user names an owner change or a creation mentions, by id."""
+    ids = set()
+    for change in changes:
+        if change.field == "owner":
+            ids |= {change.before, change.after}
+        elif change.field == CREATED:
+            ids.add(change.after["owner"])
+    return _names(ids)
+
+
+def _names(ids) -> dict[int, str]:
+    ids = {pk for pk in ids if pk is not None}
+    if not ids:
+        return {}
+    return {user.pk: user.get_username() for user in get_user_model().objects.filter(pk__in=ids)}
 
 
 def _row(rows, key):
@@ -309,8 +1149,8 @@ def _roll_draft(action, roll, rows) -> audit.Draft:
     )
 
 
-def _change_draft(action, change, rows) -> audit.Draft:
-    fr, en = change_text(change)
+def _change_draft(action, change, rows, people) -> audit.Draft:
+    fr, en = change_text(change, people=people)
     return audit.Draft(
         kind=EntryKind.CHANGE,
         action=action,
@@ -322,4 +1162,33 @@ def _change_draft(action, change, rows) -> audit.Draft:
         after=change.after,
         text_fr=fr,
         text_en=en,
+        # The GM's notes are the GM's, whatever the action's visibility.
+        visibility=Visibility.GM_ONLY if change.field == "gm_notes" else None,
     )
+
+
+# Every public service, for the tests that hold them to their contract.
+SERVICES = (
+    character_damage,
+    character_heal,
+    flux_spend,
+    flux_restore,
+    character_check,
+    condition_add,
+    condition_remove,
+    character_fall,
+    character_fall_ill,
+    remedy_take,
+    character_stabilise,
+    character_wake,
+    coma_end,
+    character_revive,
+    clock_advance,
+    scene_end,
+    party_night_rest,
+    party_hour_rest,
+    hour_rest_share,
+    character_create,
+    character_update,
+    entry_undo,
+)

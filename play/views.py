@@ -43,14 +43,29 @@ def character_edit(request, campaign_id, character_id):
 
 
 def _character_form(request, membership, character):
+    """Create or edit through the services: every change is logged and its rules follow."""
     campaign = membership.campaign
     form = CharacterForm(request.POST or None, instance=character, campaign=campaign)
     status = 200
     if request.method == "POST":
         if form.is_valid():
-            character = form.save()
-            messages.success(request, _("%(name)s saved.") % {"name": character.name})
-            return redirect("character", campaign.pk, character.pk)
+            try:
+                if character.pk is None:
+                    result = services.character_create(
+                        campaign_id=campaign.pk, actor=request.user, **form.service_arguments()
+                    )
+                else:
+                    result = services.character_update(
+                        character_id=character.pk, actor=request.user, **form.service_arguments()
+                    )
+            except RuleError as error:
+                form.add_error(None, rule_message(error))
+            else:
+                name = form.cleaned_data["name"]
+                messages.success(request, _("%(name)s saved.") % {"name": name})
+                for line in explanation(result.outcome):
+                    messages.info(request, line)
+                return redirect("character", campaign.pk, character.pk or result.character_ids[0])
         status = 400
     return render(
         request,
@@ -100,22 +115,17 @@ def _run_action(request, membership, spec, character=None):
     panel the form came from.
     """
     campaign = membership.campaign
-    extra = {"character": character} if character is not None else {}
+    if character is not None:
+        extra, target = {"character": character}, {"character_id": character.pk}
+    else:
+        extra, target = {}, {"campaign_id": campaign.pk}
     form = spec.form(request.POST or None, campaign=campaign, **extra)
     context = {"campaign": campaign, "membership": membership, "form": form, "action": spec}
     context["character"] = character
     if request.method == "POST":
         if form.is_valid():
             try:
-                result = services.apply(
-                    campaign_id=campaign.pk,
-                    actor=request.user,
-                    action=spec.name,
-                    operation=form.operation(),
-                    character_ids=form.character_ids(),
-                    typed=form.typed_dice(),
-                    visibility=form.cleaned_data["visibility"],
-                )
+                result = spec.service(actor=request.user, **target, **form.service_arguments())
             except RuleError as error:
                 form.add_error(None, rule_message(error))
             else:

@@ -1,11 +1,16 @@
 """The Django admin (admin/ in config/urls.py): staff only, every page of every model works."""
 
+import json
+
 import pytest
+from django import forms
 from django.apps import apps
 from django.contrib.auth.models import Group
 from django.contrib.contenttypes.models import ContentType
 from django.urls import reverse
 
+from characters.models import Character
+from journal.models import AuditEntry
 from tests.helpers import named_routes
 
 PATTERNS = named_routes()
@@ -107,3 +112,103 @@ def test_it_finds_characters_in_the_admin(staff_client, world):
     response = staff_client.get(url, {"q": world.npc.name})
     assert response.status_code == 200
     assert list(response.context["cl"].result_list) == [world.npc]
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing changes game state off the log, not even in the admin (issue 10)
+
+
+def _values(form) -> dict:
+    """A form's fields as a browser would post them back untouched."""
+    data = {}
+    for name, field in form.fields.items():
+        value = form[name].value()
+        if value is None or value is False:
+            continue
+        if value is True:
+            value = "on"
+        elif isinstance(field.widget, forms.MultiWidget):
+            for index, part in enumerate(field.widget.decompress(value)):
+                data[f"{form.add_prefix(name)}_{index}"] = part
+            continue
+        elif not isinstance(value, (str, int)):
+            value = field.widget.format_value(value)
+        data[form.add_prefix(name)] = value
+    return data
+
+
+def _posted(response) -> dict:
+    """The change page's form as it came, inlines and their management forms included."""
+    data = _values(response.context["adminform"].form)
+    for inline in response.context["inline_admin_formsets"]:
+        data |= _values(inline.formset.management_form)
+        for form in inline.formset.forms:
+            data |= _values(form)
+    return data
+
+
+def test_the_campaign_admin_shows_the_clock_and_the_scene_without_changing_them(
+    staff_client, world
+):
+    url = reverse("admin:campaign_campaign_change", args=[world.campaign.pk])
+    page = staff_client.get(url)
+    data = _posted(page)
+    assert not {"clock", "scene", "hour_rests_used", "pending_hour_rest"} & set(data)
+
+    data |= {"name": "La Tour de Sel (bis)", "clock_0": "2000-01-09", "clock_1": "20:00"}
+    data |= {"scene": "9", "hour_rests_used": "3", "pending_hour_rest": "4"}
+    response = staff_client.post(url, data)
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    world.campaign.refresh_from_db()
+    assert world.campaign.name == "La Tour de Sel (bis)"  # a setting: the admin's to change
+    fresh = type(world.campaign)()
+    assert (world.campaign.clock, world.campaign.scene) == (fresh.clock, 1)
+    assert (world.campaign.hour_rests_used, world.campaign.pending_hour_rest) == (0, None)
+
+
+def test_a_character_changed_in_the_admin_is_changed_through_the_service(staff_client, world):
+    url = reverse("admin:characters_character_change", args=[world.pc.pk])
+    data = _posted(staff_client.get(url))
+    assert "pv" not in data and "flux" not in data  # only play moves them
+    data |= {"name": "Isaure de Sel", "pv_max": "9", "pv": "1"}
+    response = staff_client.post(url, data)
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    pc = Character.objects.get(pk=world.pc.pk)
+    # R1: the lowered maximum brings PV down, logged like the GM's own edit.
+    assert (pc.name, pc.pv, pc.pv_max) == ("Isaure de Sel", 9, 9)
+    entries = AuditEntry.objects.order_by("id")
+    assert [(e.field, e.before, e.after, e.actor_name) for e in entries] == [
+        ("name", "Isaure", "Isaure de Sel", "intendant"),
+        ("pv", 11, 9, "intendant"),
+        ("pv_max", 14, 9, "intendant"),
+    ]
+
+
+def test_a_character_added_in_the_admin_starts_with_its_sheet_in_the_log(staff_client, world):
+    stats = {code: 1 for code in world.campaign.stats}
+    data = {
+        "name": "Ysolde",
+        "campaign": world.campaign.pk,
+        "kind": "pc",
+        "stats": json.dumps(stats),
+        "pv": "6",
+        "pv_max": "10",
+        "flux": "4",
+        "flux_max": "4",
+        "pa": "0",
+        "actions": "2",
+        "reflexes": "1",
+    }
+    page = staff_client.get(reverse("admin:characters_character_add"))
+    for inline in page.context["inline_admin_formsets"]:
+        data |= _values(inline.formset.management_form)
+    response = staff_client.post(reverse("admin:characters_character_add"), data)
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    created = Character.objects.get(name="Ysolde")
+    assert (created.pv, created.pv_max, created.stats) == (6, 10, stats)
+    entries = AuditEntry.objects.filter(character=created).order_by("id")
+    assert [(e.field, e.before, e.after) for e in entries][1:] == [("pv", 10, 6)]
+    assert entries[0].field == "character"

@@ -17,7 +17,6 @@ from characters.models import Character
 from journal import audit
 from journal.models import AuditEntry, AuditLogImmutable
 from play import services
-from rules import engine
 from tests.play.play import run
 
 postgresql_only = pytest.mark.skipif(
@@ -307,15 +306,7 @@ def test_twenty_simultaneous_damages_are_all_applied_and_logged(campaign, gm):
     def one_damage():
         try:
             start.wait(timeout=30)
-            services.apply(
-                campaign_id=campaign.pk,
-                actor=gm,
-                action="damage",
-                operation=lambda state, ruleset, rng: engine.take_damage(
-                    state, str(target.pk), 1, rng=rng, ignores_pa=True, ruleset=ruleset
-                ),
-                character_ids=[target.pk],
-            )
+            services.character_damage(character_id=target.pk, actor=gm, amount=1, ignores_pa=True)
         except Exception as error:  # reported below, with the thread's own traceback lost
             errors.append(repr(error))
         finally:

@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from characters.state import SHEET_FIELDS
 from journal.audit import from_json, to_json
 from rules import engine
 
@@ -45,6 +46,12 @@ VALUES = {
     ],
     "illness": [None, engine.Illness(engine.Severity.SEVERE, 3, "Fièvre des marais")],
     "stats": [(("ADR", 2), ("VAI", -1))],
+    "name": ["Isaure"],
+    # The sheet's fields beyond the engine's state (characters.state.SHEET_FIELDS).
+    "kind": ["pc", "npc"],
+    "owner": [None, 7],
+    "public_notes": ["", "Porte une lanterne bleue."],
+    "gm_notes": ["Secrète"],
 }
 
 
@@ -71,5 +78,6 @@ def test_every_field_a_change_can_record_is_covered():
     fields = {f for f in engine.CharacterState.__dataclass_fields__} | {
         f for f in engine.CampaignState.__dataclass_fields__
     }
-    fields -= {"key", "name", "characters"}
+    fields -= {"key", "characters"}
+    fields |= set(SHEET_FIELDS)
     assert fields <= set(VALUES), fields - set(VALUES)

@@ -1,4 +1,4 @@
-"""Live updates with transactions committed for real: services.apply → publish → the stream.
+"""Live updates with transactions committed for real: a service → publish → the stream.
 
 Every test runs on SQLite (the in-process broadcaster, through on_commit) and on PostgreSQL
 (NOTIFY from the writing transaction, one LISTEN connection per process). The scenario runs in

@@ -1,4 +1,4 @@
-"""Helpers for tests that play actions: run one through its form and the service, read the log.
+"""Helpers for tests that play actions: run one through its form and its service, read the log.
 
 Audit entries are summarised as plain tuples so a test can write out exactly what it expects:
 ("roll", rule id, character id, dice, total, success) and
@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from campaign.models import Campaign
 from characters.models import Character, Condition
 from journal.models import AuditEntry
-from play import services
 from play.actions import ACTIONS, PARTY_ACTIONS
 
 # The campaign fixture's clock: day 1, 08:00 (campaign.models.default_clock).
@@ -42,29 +41,27 @@ def log(campaign) -> list[tuple]:
 
 
 def run(campaign, actor, action, data=None, *, character=None, typed=None, visibility=None):
-    """Play `action` the way the dashboard does: its form, then `services.apply`.
+    """Play `action` the way the dashboard does: its form, then the action's service.
 
-    The result's entries must be exactly the campaign's new log rows, in order.
+    `typed` (dice typed in, R9) and `visibility` override the form's. The result's entries
+    must be exactly the campaign's new log rows, in order.
     """
     campaign = Campaign.objects.get(pk=campaign.pk)  # the clock and counters as stored now
     if character is not None:
         character = Character.objects.get(pk=character.pk)
-        spec = ACTIONS[action]
+        spec, target = ACTIONS[action], {"character_id": character.pk}
     else:
-        spec = PARTY_ACTIONS[action]
+        spec, target = PARTY_ACTIONS[action], {"campaign_id": campaign.pk}
     body = {"visibility": "everyone", **(data or {})}
     form = spec.form(body, campaign=campaign, character=character)
     assert form.is_valid(), form.errors
+    arguments = form.service_arguments()
+    if typed is not None:
+        arguments["dice"] = typed
+    if visibility is not None:
+        arguments["visibility"] = visibility
     before = AuditEntry.objects.filter(campaign=campaign).count()
-    result = services.apply(
-        campaign_id=campaign.pk,
-        actor=actor,
-        action=action,
-        operation=form.operation(),
-        character_ids=form.character_ids(),
-        typed=typed if typed is not None else form.typed_dice(),
-        visibility=visibility or form.cleaned_data["visibility"],
-    )
+    result = spec.service(actor=actor, **target, **arguments)
     written = list(AuditEntry.objects.filter(campaign=campaign).order_by("id"))[before:]
     assert [e.pk for e in written] == [e.pk for e in result.entries]
     return result

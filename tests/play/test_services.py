@@ -1,22 +1,36 @@
-"""Every game action through `play.services.apply`: the rows after, and exactly the log.
+"""The services' contract (DESIGN.md, "How a change flows"), not the rules' arithmetic.
 
-Dice are scripted: `typed=[…]` feeds die values as a person's typed-in dice (R9); the
-`server_dice` fixture scripts the server's own rolls. The fixtures' numbers (tests/conftest.py):
-Isaure (pc) PV 11/14, Flux 7/10, PA 2, VAI 1, ESP 3; Gaspard (other_pc) PV 18/18, Flux 6/6,
-PA 4, VAI 2, ESP 0; the NPC PV 12/12, Flux 4/4, PA 0, VAI 3. The clock starts at day 1, 08:00.
+tests/rules proves what each rule does to an engine state; these prove what every service does
+around the engine: it is reachable by name with keyword-only arguments; the rows read back give
+exactly the engine's new state; the log holds one row per check, roll and change of the outcome,
+in order, and says who rolled (R9); the write is published from inside its transaction,
+delivered once committed and never for a rollback; a refusal (a `RuleError`, typed-in dice left
+unused, a failure while writing) leaves rows, log and streams as they were.
+
+Dice are typed in (`dice=[…]`, R9) unless a test scripts the server's. The fixtures' numbers
+(tests/conftest.py): Isaure (pc) PV 11/14, Flux 7/10, PA 2, VAI 1, ESP 3; Gaspard (other_pc)
+PV 18/18, Flux 6/6, PA 4, ESP 0; the clock starts at day 1, 08:00.
 """
 
-import random
+import asyncio
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from django.db import connection, transaction
 
 from campaign.models import Campaign
-from characters.models import Character, Illness, Sequel
+from characters import state as rows_state
+from characters.models import Character, Condition, Illness, Sequel
+from journal import events as live
+from journal.audit import to_json
 from journal.models import AuditEntry
 from play import services
 from rules import engine
 from tests.helpers import db_state
-from tests.play.play import T0, at, conditions_of, iso, log, put, run
+from tests.play.play import T0, at, log, put, summary
 
 EXTENUE_DEATHS_DOOR = {"kind": "extenue", "cause": "deaths_door"}
 
@@ -45,334 +59,343 @@ def reload(character) -> Character:
 
 
 # ---------------------------------------------------------------------------------------------
-# Damage, healing, Flux (R1, R3, R10, R15, R26)
+# One case per public service: the state it needs and keyword arguments that make it write
 
 
-def test_r3_damage_minus_pa(campaign, gm, pc):
-    result = run(campaign, gm, "damage", {"amount": "5"}, character=pc)
-
-    assert reload(pc).pv == 8  # 11 − (5 − 2 PA)
-    assert log(campaign) == [("change", "R3", pc.pk, "pv", 11, 8)]
-    entry = result.entries[0]
-    assert (entry.action, entry.kind, entry.actor_id, entry.actor_name) == (
-        "damage",
-        "change",
-        gm.pk,
-        "gaelle_mj",
-    )
-    assert (entry.character_name, entry.game_time, entry.visibility) == ("Isaure", T0, "everyone")
-    assert entry.text_fr == "R3 · PV : 11 → 8"
-    assert result.outcome.explanation_fr == "R3 · Isaure — 5 dégâts − 2 PA = 3 ; PV 11 → 8"
+@dataclass(frozen=True)
+class Case:
+    arguments: Callable  # world -> the service's keyword arguments
+    setup: Callable = lambda world: None  # world -> None: the rows the call needs
 
 
-def test_r3_damage_ignoring_pa(campaign, gm, pc):
-    run(campaign, gm, "damage", {"amount": "5", "ignores_pa": "on"}, character=pc)
-
-    assert reload(pc).pv == 6
-    assert log(campaign) == [("change", "R3", pc.pk, "pv", 11, 6)]
+def _coma(world):
+    put(world.pc, pv=-2, vital="coma", next_coma_hour=at(minutes=30))
 
 
-def test_r3_damage_below_pa_changes_nothing_and_writes_nothing(campaign, gm, pc, published):
-    result = run(campaign, gm, "damage", {"amount": "2"}, character=pc)
-
-    assert reload(pc).pv == 11
-    assert result.entries == []
-    assert log(campaign) == []
-    assert published == []
-
-
-def test_r20_ebranle_removes_three_pa_from_damage(campaign, gm, pc):
-    pc = put(pc, pa=4, conditions=[("ebranle", "gm")])
-    run(campaign, gm, "damage", {"amount": "5"}, character=pc)
-
-    assert reload(pc).pv == 7  # 11 − (5 − (4 − 3))
-    assert log(campaign) == [("change", "R3", pc.pk, "pv", 11, 7)]
-
-
-def test_r10_damage_to_zero_makes_a_survie_test(campaign, gm, pc):
-    result = run(
-        campaign, gm, "damage", {"amount": "11", "ignores_pa": "on"}, character=pc, typed=[14]
-    )
-
-    pc = reload(pc)
-    assert (pc.pv, pc.vital, pc.coma_due) == (0, "borrowed_time", at(minutes=10))
-    assert conditions_of(pc) == [("extenue", "deaths_door")]
-    # Survie (VAI): 14 + 1 = 15 ≥ 10: the coma is put off ten minutes, Exténué meanwhile.
-    assert log(campaign) == [
-        ("change", "R3", pc.pk, "pv", 11, 0),
-        ("roll", "R10", pc.pk, [14], 15, True),
-        ("change", "R10", pc.pk, "coma_due", None, iso(at(minutes=10))),
-        ("change", "R10", pc.pk, "conditions", [], [EXTENUE_DEATHS_DOOR]),
-        ("change", "R10", pc.pk, "vital", "up", "borrowed_time"),
-    ]
-    check = result.entries[1]
-    assert check.typed_in is True
-    assert check.roll == {
-        "expression": "1d20",
-        "dice": [14],
-        "stat": "VAI",
-        "skill": "Survie",
-        "stat_value": 1,
-        "natural": 14,
-        "die_value": 14,
-        "die_rule": None,
-        "modifiers": [],
-        "total": 15,
-        "difficulty": 10,
-        "success": True,
-        "extreme": None,
-    }
-    assert (
-        check.text_fr == "R10 · Survie (VAI) : 14 (d20) + 1 (VAI) = 15 ≥ 10 → réussite [dé saisi]"
-    )
-
-
-def test_r10_failed_survie_means_coma_at_once_and_r14_keeps_the_cause(campaign, gm, pc):
-    run(
-        campaign,
-        gm,
-        "damage",
-        {"amount": "12", "ignores_pa": "on", "cause": "brûlure"},
-        character=pc,
-        typed=[3],
-    )
-
-    pc = reload(pc)
-    assert (pc.pv, pc.vital, pc.next_coma_hour, pc.down_cause) == (-1, "coma", at(1), "brûlure")
-    assert conditions_of(pc) == []
-    assert log(campaign) == [
-        ("change", "R3", pc.pk, "down_cause", "", "brûlure"),
-        ("change", "R3", pc.pk, "pv", 11, -1),
-        ("roll", "R10", pc.pk, [3], 4, False),
-        ("change", "R10", pc.pk, "next_coma_hour", None, iso(at(1))),
-        ("change", "R10", pc.pk, "vital", "up", "coma"),
-    ]
-
-
-def test_r9_server_roll_is_logged_as_not_typed_in(campaign, gm, pc, server_dice):
-    server_dice(14)
-    result = run(campaign, gm, "damage", {"amount": "11", "ignores_pa": "on"}, character=pc)
-
-    check = result.entries[1]
-    assert (check.kind, check.roll["dice"], check.typed_in) == ("roll", [14], False)
-    assert check.text_fr.endswith("→ réussite")
-
-
-def test_r9_without_typed_dice_the_server_rolls_a_real_d20(campaign, gm, pc):
-    result = run(campaign, gm, "check", {"stat": "VAI", "difficulty": "10"}, character=pc)
-
-    (entry,) = result.entries
-    assert entry.typed_in is False
-    (die,) = entry.roll["dice"]
-    assert 1 <= die <= 20
-    assert entry.roll["total"] == die + 1
-    assert entry.roll["success"] is (die + 1 >= 10)
-
-
-def test_r1_healing_never_goes_above_max(campaign, gm, pc):
-    run(campaign, gm, "heal", {"amount": "10"}, character=pc)
-
-    assert reload(pc).pv == 14
-    assert log(campaign) == [("change", "R1", pc.pk, "pv", 11, 14)]
-
-
-def test_r10_healing_above_zero_cancels_the_coming_coma(campaign, gm, pc):
-    pc = put(
-        pc,
+def _borrowed_time(world):
+    put(
+        world.pc,
         pv=-1,
         vital="borrowed_time",
         coma_due=at(minutes=10),
         conditions=[("extenue", "deaths_door"), ("gene", "gm")],
     )
-    run(campaign, gm, "heal", {"amount": "3"}, character=pc)
-
-    pc = reload(pc)
-    assert (pc.pv, pc.vital, pc.coma_due) == (2, "up", None)
-    assert conditions_of(pc) == [("gene", "gm")]
-    assert log(campaign) == [
-        ("change", "R1", pc.pk, "pv", -1, 2),
-        ("change", "R10", pc.pk, "coma_due", iso(at(minutes=10)), None),
-        (
-            "change",
-            "R26",
-            pc.pk,
-            "conditions",
-            [EXTENUE_DEATHS_DOOR, {"kind": "gene", "cause": "gm"}],
-            [{"kind": "gene", "cause": "gm"}],
-        ),
-        ("change", "R10", pc.pk, "vital", "borrowed_time", "up"),
-    ]
 
 
-def test_r15_healing_in_a_coma_above_zero_stabilises(campaign, gm, pc):
-    pc = put(pc, pv=-2, vital="coma", next_coma_hour=at(1))
-    run(campaign, gm, "heal", {"amount": "5"}, character=pc)
-
-    pc = reload(pc)
-    assert (pc.pv, pc.vital, pc.next_coma_hour, pc.stabilised_at) == (3, "stabilised", None, T0)
-    assert log(campaign) == [
-        ("change", "R1", pc.pk, "pv", -2, 3),
-        ("change", "R15", pc.pk, "next_coma_hour", iso(at(1)), None),
-        ("change", "R15", pc.pk, "stabilised_at", None, iso(T0)),
-        ("change", "R15", pc.pk, "vital", "coma", "stabilised"),
-    ]
+def _ill(world):
+    Sequel.objects.create(character=world.pc, stat="ADR", cause="chute", d6=1, gained_at=T0)
+    Illness.objects.create(character=world.pc, name="toux", severity=2, days_left=4, started_at=T0)
 
 
-def test_r26_flux_at_zero_makes_the_character_extenue(campaign, gm, pc):
-    run(campaign, gm, "spend_flux", {"amount": "7"}, character=pc)
-
-    pc = reload(pc)
-    assert pc.flux == 0
-    assert conditions_of(pc) == [("extenue", "flux")]
-    assert log(campaign) == [
-        ("change", "R1", pc.pk, "flux", 7, 0),
-        ("change", "R26", pc.pk, "conditions", [], [{"kind": "extenue", "cause": "flux"}]),
-    ]
+def _pending_hour_rest(world):
+    Campaign.objects.filter(pk=world.campaign.pk).update(pending_hour_rest=3, hour_rests_used=1)
 
 
-def test_r1_spending_more_flux_than_held_is_refused_with_nothing_written(
-    campaign, gm, pc, published
-):
+def _a_damage_to_undo(world):
+    services.character_damage(character_id=world.pc.pk, actor=world.gm, amount=14, dice=[1])
+
+
+CASES = {
+    "character_damage": Case(
+        lambda w: {
+            "character_id": w.pc.pk,
+            "amount": 12,
+            "ignores_pa": True,
+            "cause": "brûlure",
+            "dice": [14],
+        }
+    ),
+    "character_heal": Case(lambda w: {"character_id": w.pc.pk, "amount": 3}, _borrowed_time),
+    "flux_spend": Case(lambda w: {"character_id": w.pc.pk, "amount": 7}),
+    "flux_restore": Case(
+        lambda w: {"character_id": w.pc.pk, "amount": 20},
+        lambda w: put(w.pc, flux=0, conditions=[("extenue", "flux")]),
+    ),
+    "character_check": Case(
+        lambda w: {
+            "character_id": w.pc.pk,
+            "stat": "VAI",
+            "skill": "Survie",
+            "difficulty": 12,
+            "modifier": 2,
+            "dice": [9],
+        },
+        _ill,
+    ),
+    "condition_add": Case(lambda w: {"character_id": w.pc.pk, "kind": "ebranle"}),
+    "condition_remove": Case(
+        lambda w: {"character_id": w.pc.pk, "kind": "gene"},
+        lambda w: put(w.pc, conditions=[("gene", "gm"), ("surpris", "gm")]),
+    ),
+    "character_fall": Case(
+        lambda w: {
+            "character_id": w.pc.pk,
+            "storeys": 3,
+            "soften": "adr_test",
+            "cause": "le toit",
+            "dice": [2, 9, 15],  # Agilité failed, 1d10+10 = 19, Survie passed
+        }
+    ),
+    "character_fall_ill": Case(
+        lambda w: {"character_id": w.pc.pk, "severity": 2, "name": "fièvre", "dice": [5, 3]}
+    ),
+    "remedy_take": Case(lambda w: {"character_id": w.pc.pk, "dice": [3]}, _ill),
+    "character_stabilise": Case(
+        lambda w: {
+            "character_id": w.pc.pk,
+            "healer_id": w.other_pc.pk,
+            "difficulty": 10,
+            "dice": [12],
+        },
+        _coma,
+    ),
+    "character_wake": Case(
+        lambda w: {"character_id": w.pc.pk, "sequel_cause": "une toux", "dice": [15, 2]},
+        lambda w: put(w.pc, pv=-2, vital="stabilised", stabilised_at=T0),
+    ),
+    "coma_end": Case(lambda w: {"character_id": w.pc.pk}, _coma),
+    "character_revive": Case(
+        lambda w: {"character_id": w.pc.pk, "pv": 3}, lambda w: put(w.pc, pv=-5, vital="dead")
+    ),
+    "clock_advance": Case(
+        lambda w: {"campaign_id": w.campaign.pk, "minutes": 60, "dice": [10]}, _coma
+    ),
+    "scene_end": Case(lambda w: {"campaign_id": w.campaign.pk}, _borrowed_time),
+    "party_night_rest": Case(
+        lambda w: {
+            "campaign_id": w.campaign.pk,
+            "hours": 8,
+            "sleeper_ids": [w.pc.pk, w.npc.pk],
+            "clinic_ids": [w.pc.pk],
+            "dice": [3],
+        },
+        lambda w: put(w.pc, pv=5, flux=2) and put(w.npc, pv=10, flux=1),
+    ),
+    "party_hour_rest": Case(lambda w: {"campaign_id": w.campaign.pk, "dice": [3]}),
+    "hour_rest_share": Case(
+        lambda w: {"campaign_id": w.campaign.pk, "splits": {w.pc.pk: (2, 1)}}, _pending_hour_rest
+    ),
+    "character_create": Case(
+        lambda w: {
+            "campaign_id": w.campaign.pk,
+            "name": "Ysolde",
+            "owner": w.player,
+            "stats": {"VAI": 2},
+            "pv": 0,
+            "pv_max": 10,
+            "flux": 0,
+            "flux_max": 4,
+            "gm_notes": "Espionne.",
+            "dice": [15],
+        }
+    ),
+    "character_update": Case(
+        lambda w: {
+            "character_id": w.pc.pk,
+            "name": "Isaure de Sel",
+            "owner": w.other_player,
+            "stats": {"VAI": 3},
+            "pv": -1,
+            "pv_max": 12,
+            "flux": 0,
+            "public_notes": "Une lanterne rouge.",
+            "dice": [2],
+        }
+    ),
+    "entry_undo": Case(
+        lambda w: {
+            "campaign_id": w.campaign.pk,
+            "entry_id": AuditEntry.objects.latest("id").pk,
+            "whole_action": True,
+        },
+        _a_damage_to_undo,
+    ),
+}
+
+
+def test_every_service_has_a_case():
+    assert [s.__name__ for s in services.SERVICES] == list(CASES)
+
+
+def call(name, world):
+    """Set the case up, then call the service by name, as the GM."""
+    case = CASES[name]
+    case.setup(world)
+    return getattr(services, name)(actor=world.gm, **case.arguments(world))
+
+
+def read_back(campaign, keys) -> engine.CampaignState:
+    """The engine's state as the rows now give it, for the characters `keys`."""
+    rows = (
+        Character.objects.filter(pk__in=[int(k) for k in keys])
+        .order_by("pk")
+        .select_related("illness")
+        .prefetch_related("conditions", "sequels")
+    )
+    return rows_state.campaign_state(Campaign.objects.get(pk=campaign.pk), rows)
+
+
+def event_summary(event) -> tuple:
+    """What the log row of an outcome's event must hold, as tests.play.play.summary puts it."""
+    key = int(event.character_key) if event.character_key is not None else None
+    if isinstance(event, engine.CheckResult):
+        return ("roll", event.rule_id, key, list(event.roll.dice), event.total, event.success)
+    if isinstance(event, engine.Roll):
+        return ("roll", event.rule_id or "", key, list(event.dice), event.total)
+    before, after = to_json(event.before), to_json(event.after)
+    return ("change", event.rule_id, key, event.field, before, after)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_it_is_called_by_name_with_keyword_arguments_only(world, name):
+    service = getattr(services, name)
+    parameters = inspect.signature(service).parameters.values()
+    assert {p.kind for p in parameters} == {inspect.Parameter.KEYWORD_ONLY}
+    assert "actor" in inspect.signature(service).parameters
     before = db_state()
-    with pytest.raises(engine.NotEnoughFlux) as error:
-        run(campaign, gm, "spend_flux", {"amount": "8"}, character=pc)
-
-    assert error.value.message_fr == "Isaure n'a que 7 Flux (il en faut 8)."
+    with pytest.raises(TypeError):
+        service(world.pc.pk, world.gm)
     assert db_state() == before
-    assert published == []
 
 
-def test_r26_restoring_flux_ends_extenue_and_r1_caps_at_max(campaign, gm, pc):
-    pc = put(pc, flux=0, conditions=[("extenue", "flux")])
-    run(campaign, gm, "restore_flux", {"amount": "20"}, character=pc)
+def test_every_public_function_of_the_module_is_a_service_or_a_named_helper():
+    helpers = {"dice_source", "gm_modifiers"}
+    public = {
+        name
+        for name, value in vars(services).items()
+        if inspect.isfunction(value) and value.__module__ == services.__name__
+        if not name.startswith("_")
+    }
+    assert public - helpers == {s.__name__ for s in services.SERVICES}
 
-    pc = reload(pc)
-    assert pc.flux == 10
-    assert conditions_of(pc) == []
-    assert log(campaign) == [
-        ("change", "R1", pc.pk, "flux", 0, 10),
-        ("change", "R26", pc.pk, "conditions", [{"kind": "extenue", "cause": "flux"}], []),
-    ]
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_rows_read_back_give_the_engines_new_state(world, name):
+    result = call(name, world)
+
+    state = result.outcome.state
+    assert read_back(world.campaign, [c.key for c in state.characters]) == state
+    # What the engine's state does not hold (the sheet's words, its owner) is on the rows too.
+    for change in result.outcome.changes:
+        if change.field in rows_state.SHEET_FIELDS:
+            row = Character.objects.get(pk=change.character_key)
+            assert rows_state.sheet_value(row, change.field) == change.after
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_log_holds_one_row_per_check_roll_and_change_in_order(world, name, published):
+    CASES[name].setup(world)
+    published.clear()
+    before = AuditEntry.objects.count()
+    result = getattr(services, name)(actor=world.gm, **CASES[name].arguments(world))
+
+    written = log(world.campaign)[before:]
+    assert written, "each case writes something"
+    assert written == [event_summary(e) for e in result.outcome.events]
+    assert [summary(e) for e in result.entries] == written
+    assert len({e.batch for e in result.entries}) == 1  # one action, undone as one
+    changed = sorted({e.character_id for e in result.entries if e.character_id is not None})
+    assert result.character_ids == changed
+    assert published == [(world.campaign.pk, changed, result.entries[-1].pk)]
+
+
+def test_it_writes_nothing_and_publishes_nothing_when_nothing_changes(world, published):
+    result = services.character_damage(character_id=world.pc.pk, actor=world.gm, amount=2)
+
+    assert reload(world.pc).pv == 11  # PA 2 took it all (R3)
+    assert (result.entries, result.character_ids, published) == ([], [], [])
+    assert log(world.campaign) == []
+
+
+def test_it_leaves_characters_it_was_not_asked_about_alone(world, monkeypatch):
+    # The engine only sees the character named; the others are neither read nor written.
+    heal = engine.heal
+
+    def heal_one(state, key, amount, **kwargs):
+        assert [c.key for c in state.characters] == [str(world.pc.pk)]
+        return heal(state, key, amount, **kwargs)
+
+    monkeypatch.setattr(engine, "heal", heal_one)
+    services.character_heal(character_id=world.pc.pk, actor=world.gm, amount=1)
+    assert reload(world.pc).pv == 12
+
+
+def test_the_rows_the_engine_does_not_time_start_at_the_game_time(world):
+    services.clock_advance(campaign_id=world.campaign.pk, actor=world.gm, minutes=30)
+    services.condition_add(character_id=world.pc.pk, actor=world.gm, kind="gene")
+    services.character_fall_ill(character_id=world.pc.pk, actor=world.gm, severity=1, dice=[15, 2])
+    services.character_damage(
+        character_id=world.pc.pk, actor=world.gm, amount=12, ignores_pa=True, dice=[3]
+    )
+    services.character_stabilise(
+        character_id=world.pc.pk, actor=world.gm, healer_esp=5, difficulty=5, dice=[10]
+    )
+    services.character_wake(character_id=world.pc.pk, actor=world.gm, dice=[20, 4])
+
+    assert Condition.objects.get(character=world.pc, kind="gene").started_at == at(minutes=30)
+    assert Illness.objects.get(character=world.pc).started_at == at(minutes=30)
+    assert Sequel.objects.get(character=world.pc).gained_at == at(minutes=30)
 
 
 # ---------------------------------------------------------------------------------------------
-# Tests (R5–R9)
+# The entries: who, when, what, and every term of a roll
 
 
-def test_r5_r7_r8_check_writes_every_term(campaign, gm, pc):
-    Sequel.objects.create(character=pc, stat="ADR", cause="chute", d6=1, gained_at=T0)
-    Illness.objects.create(character=pc, name="toux", severity=2, days_left=3, started_at=T0)
-    result = run(
-        campaign,
-        gm,
-        "check",
-        {"stat": "VAI", "skill": "Survie", "difficulty": "12", "modifier": "2"},
-        character=pc,
-        typed=[9],
+def test_a_change_entry_says_who_did_what_when_to_whom(world):
+    result = services.character_damage(character_id=world.pc.pk, actor=world.gm, amount=5)
+
+    (entry,) = result.entries
+    assert (entry.action, entry.kind, entry.actor_id, entry.actor_name) == (
+        "damage",
+        "change",
+        world.gm.pk,
+        "gaelle_mj",
+    )
+    assert (entry.character_name, entry.game_time, entry.visibility) == ("Isaure", T0, "everyone")
+    assert (entry.text_fr, entry.text_en) == ("R3 · PV : 11 → 8", "R3 · PV: 11 → 8")
+
+
+def test_a_check_entry_holds_every_term_and_says_the_die_was_typed_in(world):
+    _ill(world)
+    result = services.character_check(
+        character_id=world.pc.pk,
+        actor=world.gm,
+        stat="VAI",
+        skill="Survie",
+        difficulty=12,
+        modifier=2,
+        dice=[9],
     )
 
-    # 9 + 1 (VAI) − 1 (sequel, R7) − 2 (illness, R8) + 2 (GM) = 9 < 12: failure.
-    assert log(campaign) == [("roll", "R5", pc.pk, [9], 9, False)]
-    assert result.entries[0].roll["modifiers"] == [
-        {"label": "séquelle", "label_en": "sequel", "value": -1, "rule_id": "R7"},
-        {"label": "maladie", "label_en": "illness", "value": -2, "rule_id": "R8"},
-        {"label": "MJ", "label_en": "GM", "value": 2, "rule_id": None},
-    ]
-    assert result.entries[0].text_fr == (
+    (entry,) = result.entries
+    assert entry.typed_in is True
+    assert entry.roll == {
+        "expression": "1d20",
+        "dice": [9],
+        "stat": "VAI",
+        "skill": "Survie",
+        "stat_value": 1,
+        "natural": 9,
+        "die_value": 9,
+        "die_rule": None,
+        "modifiers": [
+            {"label": "séquelle", "label_en": "sequel", "value": -1, "rule_id": "R7"},
+            {"label": "maladie", "label_en": "illness", "value": -2, "rule_id": "R8"},
+            {"label": "MJ", "label_en": "GM", "value": 2, "rule_id": None},
+        ],
+        "total": 9,
+        "difficulty": 12,
+        "success": False,
+        "extreme": None,
+    }
+    assert entry.text_fr == (
         "R5 · Survie (VAI) : 9 (d20) + 1 (VAI) − 1 (séquelle) − 2 (maladie) + 2 (MJ) "
         "= 9 < 12 → échec [dé saisi]"
     )
-    assert result.outcome.rules == ("R5", "R7", "R8", "R9")
-    assert reload(pc).pv == 11  # a test changes nothing by itself
 
 
-def test_r6_odd_die_counts_as_zero_while_extenue(campaign, gm, pc):
-    pc = put(pc, conditions=[("extenue", "gm")])
-    result = run(
-        campaign, gm, "check", {"stat": "ESP", "difficulty": "5"}, character=pc, typed=[13]
-    )
-
-    # 13 is odd: it counts as 0; 0 + 3 (ESP) = 3 < 5.
-    assert log(campaign) == [("roll", "R5", pc.pk, [13], 3, False)]
-    assert (result.entries[0].roll["natural"], result.entries[0].roll["die_value"]) == (13, 0)
-    assert result.entries[0].roll["die_rule"] == "R6"
-
-
-def test_r9_a_typed_die_the_d20_cannot_show_is_refused(campaign, gm, pc):
-    before = db_state()
-    with pytest.raises(engine.DieValueOutOfRange):
-        run(campaign, gm, "check", {"stat": "VAI", "difficulty": "10"}, character=pc, typed=[25])
-    assert db_state() == before
-
-
-# ---------------------------------------------------------------------------------------------
-# Conditions (R20–R26)
-
-
-def test_r20_adding_a_condition(campaign, gm, pc):
-    run(campaign, gm, "add_condition", {"kind": "ebranle"}, character=pc)
-
-    assert conditions_of(pc) == [("ebranle", "gm")]
-    assert reload(pc).conditions.get().started_at == T0
-    assert log(campaign) == [
-        ("change", "R20", pc.pk, "conditions", [], [{"kind": "ebranle", "cause": "gm"}])
-    ]
-
-
-def test_r26_the_gm_removes_a_condition(campaign, gm, pc):
-    pc = put(pc, conditions=[("gene", "gm"), ("surpris", "gm")])
-    run(campaign, gm, "remove_condition", {"kind": "gene"}, character=pc)
-
-    assert conditions_of(pc) == [("surpris", "gm")]
-    assert log(campaign) == [
-        (
-            "change",
-            "R26",
-            pc.pk,
-            "conditions",
-            [{"kind": "gene", "cause": "gm"}, {"kind": "surpris", "cause": "gm"}],
-            [{"kind": "surpris", "cause": "gm"}],
-        )
-    ]
-
-
-def test_r26_removing_a_condition_not_there_is_refused(campaign, gm, pc):
-    before = db_state()
-    with pytest.raises(engine.ConditionNotPresent):
-        run(campaign, gm, "remove_condition", {"kind": "paralyse"}, character=pc)
-    assert db_state() == before
-
-
-# ---------------------------------------------------------------------------------------------
-# Falls, illness, remedies (R27–R29)
-
-
-def test_r27_spell_softened_fall_halves_damage_rounded_up_and_ignores_pa(campaign, gm, pc):
-    run(
-        campaign,
-        gm,
-        "fall",
-        {"storeys": "1", "surface": "normal", "soften": "spell"},
-        character=pc,
-        typed=[7],
-    )
-
-    assert reload(pc).pv == 7  # 1d10 = 7, halved and rounded up: 4; PA 2 ignored
-    assert log(campaign) == [
-        ("roll", "R27", pc.pk, [7], 7),
-        ("change", "R27", pc.pk, "pv", 11, 7),
-    ]
-
-
-def test_r27_the_logged_roll_says_what_it_was_for_in_words(campaign, gm, pc):
-    result = run(
-        campaign,
-        gm,
-        "fall",
-        {"storeys": "1", "surface": "normal", "soften": "none"},
-        character=pc,
-        typed=[7],
-    )
+def test_a_plain_roll_entry_says_what_it_was_for_in_words(world):
+    result = services.character_fall(character_id=world.pc.pk, actor=world.gm, storeys=1, dice=[7])
 
     roll = result.entries[0]
     assert roll.roll == {"expression": "1d10", "dice": [7], "total": 7, "purpose": "fall_damage"}
@@ -380,517 +403,49 @@ def test_r27_the_logged_roll_says_what_it_was_for_in_words(campaign, gm, pc):
     assert roll.text_en == "R27 · fall damage: 1d10 → 7 = 7 [typed-in dice]"
 
 
-def test_r27_adr_test_with_the_storeys_malus_softens_the_fall(campaign, gm, pc):
-    result = run(
-        campaign,
-        gm,
-        "fall",
-        {"storeys": "3", "surface": "normal", "soften": "adr_test"},
-        character=pc,
-        typed=[20, 6],
+def test_r9_a_server_roll_is_logged_as_not_typed_in(world, server_dice):
+    server_dice(14)
+    result = services.character_damage(
+        character_id=world.pc.pk, actor=world.gm, amount=11, ignores_pa=True
     )
 
-    # Agilité (ADR): 20 + 1 − 4 = 17 ≥ 10; 1d10+10 = 16, halved: 8.
-    assert reload(pc).pv == 3
-    assert log(campaign) == [
-        ("roll", "R27", pc.pk, [20], 17, True),
-        ("roll", "R27", pc.pk, [6], 16),
-        ("change", "R27", pc.pk, "pv", 11, 3),
-    ]
-    assert result.entries[0].roll["modifiers"] == [
-        {"label": "amortir la chute", "label_en": "softening a fall", "value": -4, "rule_id": "R27"}
-    ]
+    check = result.entries[1]
+    assert (check.kind, check.roll["dice"], check.typed_in) == ("roll", [14], False)
+    assert check.text_fr.endswith("→ réussite")
 
 
-def test_r27_soft_ground_under_one_storey_deals_no_damage(campaign, gm, pc, published):
-    result = run(
-        campaign, gm, "fall", {"storeys": "1", "surface": "soft", "soften": "none"}, character=pc
+def test_r9_without_typed_dice_the_server_rolls_a_real_d20(world):
+    result = services.character_check(
+        character_id=world.pc.pk, actor=world.gm, stat="VAI", difficulty=10
     )
 
-    assert reload(pc).pv == 11
-    assert result.entries == []
-    assert published == []
+    (entry,) = result.entries
+    assert entry.typed_in is False
+    (die,) = entry.roll["dice"]
+    assert 1 <= die <= 20
+    assert entry.roll["total"] == die + 1
 
 
-def test_r27_six_storeys_kill(campaign, gm, pc):
-    run(campaign, gm, "fall", {"storeys": "5", "surface": "rough", "soften": "none"}, character=pc)
-
-    assert reload(pc).vital == "dead"
-    assert log(campaign) == [("change", "R27", pc.pk, "vital", "up", "dead")]
-
-
-def test_r27_fall_to_zero_then_r10_survie(campaign, gm, pc):
-    run(
-        campaign,
-        gm,
-        "fall",
-        {"storeys": "2", "surface": "normal", "soften": "none", "cause": "le toit"},
-        character=pc,
-        typed=[7, 15],
+def test_each_entry_carries_the_game_time_it_happened_at(world):
+    put(world.pc, pv=-1, vital="coma", next_coma_hour=at(minutes=30))
+    result = services.clock_advance(
+        campaign_id=world.campaign.pk, actor=world.gm, minutes=60, dice=[10]
     )
 
-    pc = reload(pc)
-    assert (pc.pv, pc.vital, pc.down_cause) == (-1, "borrowed_time", "le toit")
-    # The log reads like the table did: the fall's damage, then the Survie test it causes.
-    assert log(campaign) == [
-        ("roll", "R27", pc.pk, [7], 12),  # 1d10+5
-        ("change", "R27", pc.pk, "down_cause", "", "le toit"),
-        ("change", "R27", pc.pk, "pv", 11, -1),
-        ("roll", "R10", pc.pk, [15], 16, True),  # Survie (VAI): 15 + 1 ≥ 10
-        ("change", "R10", pc.pk, "coma_due", None, iso(at(minutes=10))),
-        ("change", "R10", pc.pk, "conditions", [], [EXTENUE_DEATHS_DOOR]),
-        ("change", "R10", pc.pk, "vital", "up", "borrowed_time"),
+    # The coma hour at 08:30 (a PV lost, a Survie test), then the clock's own move at 09:00.
+    assert [(e.field or "roll", e.game_time) for e in result.entries] == [
+        ("next_coma_hour", at(minutes=30)),
+        ("pv", at(minutes=30)),
+        ("roll", at(minutes=30)),
+        ("clock", at(1)),
     ]
 
 
-def test_r28_failed_constitution_means_1d4_plus_1_days(campaign, gm, pc):
-    run(
-        campaign,
-        gm,
-        "fall_ill",
-        {"severity": "2", "name": "fièvre des marais"},
-        character=pc,
-        typed=[5, 3],
+def test_it_writes_the_visibility_chosen_or_the_campaigns(world):
+    services.character_check(
+        character_id=world.pc.pk, actor=world.gm, stat="VAI", difficulty=10, dice=[4]
     )
-
-    illness = Illness.objects.get(character=pc)
-    assert (illness.severity, illness.days_left, illness.name, illness.started_at) == (
-        2,
-        4,
-        "fièvre des marais",
-        T0,
-    )
-    assert log(campaign) == [
-        ("roll", "R28", pc.pk, [5], 6, False),  # Constitution (VAI): 5 + 1 < 10
-        ("roll", "R28", pc.pk, [3], 4),  # 1d4+1
-        (
-            "change",
-            "R28",
-            pc.pk,
-            "illness",
-            None,
-            {"severity": 2, "days_left": 4, "name": "fièvre des marais"},
-        ),
-    ]
-
-
-def test_r28_passed_constitution_means_1d4_minus_1_days(campaign, gm, pc):
-    run(campaign, gm, "fall_ill", {"severity": "1"}, character=pc, typed=[15, 1])
-
-    assert Illness.objects.get(character=pc).days_left == 0
-    assert log(campaign) == [
-        ("roll", "R28", pc.pk, [15], 16, True),
-        ("roll", "R28", pc.pk, [1], 0),  # 1d4−1
-        ("change", "R28", pc.pk, "illness", None, {"severity": 1, "days_left": 0, "name": ""}),
-    ]
-
-
-def test_r29_remedy_shortens_the_illness_by_1d4(campaign, gm, pc):
-    Illness.objects.create(character=pc, name="toux", severity=2, days_left=4, started_at=T0)
-    run(campaign, gm, "remedy", {}, character=pc, typed=[3])
-
-    assert Illness.objects.get(character=pc).days_left == 1
-    assert log(campaign) == [
-        ("roll", "R29", pc.pk, [3], 3),
-        (
-            "change",
-            "R29",
-            pc.pk,
-            "illness",
-            {"severity": 2, "days_left": 4, "name": "toux"},
-            {"severity": 2, "days_left": 1, "name": "toux"},
-        ),
-    ]
-
-
-def test_r29_remedy_without_illness_is_refused(campaign, gm, pc):
-    before = db_state()
-    with pytest.raises(engine.NotIll):
-        run(campaign, gm, "remedy", {}, character=pc, typed=[3])
-    assert db_state() == before
-
-
-# ---------------------------------------------------------------------------------------------
-# Coma, stabilising, waking, the GM's hand (R11–R16)
-
-
-def test_r12_stabilised_by_a_healer_of_the_party(campaign, gm, pc, other_pc):
-    pc = put(pc, pv=-2, vital="coma", next_coma_hour=at(1))
-    run(
-        campaign,
-        gm,
-        "stabilise",
-        {"healer": str(other_pc.pk), "difficulty": "10"},
-        character=pc,
-        typed=[12],
-    )
-
-    pc = reload(pc)
-    assert (pc.vital, pc.pv, pc.next_coma_hour, pc.stabilised_at) == ("stabilised", -2, None, T0)
-    assert log(campaign) == [
-        # The healer rolls Médecine (ESP): 12 + 0 = 12 ≥ 10.
-        ("roll", "R12", other_pc.pk, [12], 12, True),
-        ("change", "R12", pc.pk, "next_coma_hour", iso(at(1)), None),
-        ("change", "R12", pc.pk, "stabilised_at", None, iso(T0)),
-        ("change", "R12", pc.pk, "vital", "coma", "stabilised"),
-    ]
-
-
-def test_r12_each_failed_stabilisation_costs_a_pv(campaign, gm, pc):
-    pc = put(pc, pv=-2, vital="coma", next_coma_hour=at(1))
-    result = run(
-        campaign,
-        gm,
-        "stabilise",
-        {"healer_esp": "4", "difficulty": "12"},
-        character=pc,
-        typed=[7],
-    )
-
-    pc = reload(pc)
-    assert (pc.vital, pc.pv) == ("coma", -3)
-    assert log(campaign) == [
-        ("roll", "R12", None, [7], 11, False),  # an outside healer: 7 + 4 < 12
-        ("change", "R12", pc.pk, "pv", -2, -3),
-    ]
-    assert result.entries[0].roll["skill"] == "Médecine"
-
-
-def test_r12_stabilising_someone_not_in_a_coma_is_refused(campaign, gm, pc, other_pc):
-    before = db_state()
-    with pytest.raises(engine.NotInComa):
-        run(
-            campaign,
-            gm,
-            "stabilise",
-            {"healer": str(other_pc.pk), "difficulty": "10"},
-            character=pc,
-            typed=[12],
-        )
-    assert db_state() == before
-
-
-def test_r13_r14_waking_gives_one_pv_and_a_sequel(campaign, gm, pc):
-    pc = put(pc, pv=-2, vital="stabilised", stabilised_at=T0, down_cause="brûlure")
-    run(campaign, gm, "wake", {}, character=pc, typed=[15, 2])
-
-    pc = reload(pc)
-    assert (pc.pv, pc.vital, pc.down_cause, pc.stabilised_at, pc.last_wake_try) == (
-        1,
-        "up",
-        "",
-        None,
-        None,
-    )
-    sequel = Sequel.objects.get(character=pc)
-    assert (sequel.stat, sequel.cause, sequel.d6, sequel.gained_at) == ("PUI", "brûlure", 2, T0)
-    assert log(campaign) == [
-        ("change", "R13", pc.pk, "last_wake_try", None, iso(T0)),
-        ("roll", "R13", pc.pk, [15], 16, True),  # Survie (VAI): 15 + 1 ≥ 10
-        ("roll", "R14", pc.pk, [2], 2),  # D6 2: PUI
-        (
-            "change",
-            "R14",
-            pc.pk,
-            "sequels",
-            [],
-            [{"stat": "PUI", "cause": "brûlure", "d6": 2, "at": iso(T0)}],
-        ),
-        ("change", "R13", pc.pk, "pv", -2, 1),
-        ("change", "R13", pc.pk, "down_cause", "brûlure", ""),
-        ("change", "R13", pc.pk, "stabilised_at", iso(T0), None),
-        ("change", "R13", pc.pk, "last_wake_try", iso(T0), None),
-        ("change", "R13", pc.pk, "vital", "stabilised", "up"),
-    ]
-
-
-def test_r13_failed_waking_try_is_remembered_and_a_second_one_the_same_hour_refused(
-    campaign, gm, pc
-):
-    pc = put(pc, pv=-2, vital="stabilised", stabilised_at=T0)
-    run(campaign, gm, "wake", {}, character=pc, typed=[2])
-
-    assert reload(pc).last_wake_try == T0
-    assert log(campaign) == [
-        ("change", "R13", pc.pk, "last_wake_try", None, iso(T0)),
-        ("roll", "R13", pc.pk, [2], 3, False),
-    ]
-    before = db_state()
-    with pytest.raises(engine.WakeAlreadyTried):
-        run(campaign, gm, "wake", {}, character=pc, typed=[20])
-    assert db_state() == before
-
-
-def test_r13_waking_someone_not_stabilised_is_refused(campaign, gm, pc):
-    before = db_state()
-    with pytest.raises(engine.NotStabilised):
-        run(campaign, gm, "wake", {}, character=pc, typed=[15, 2])
-    assert db_state() == before
-
-
-def test_r15_the_gm_ends_a_coma(campaign, gm, pc):
-    pc = put(pc, pv=-2, vital="coma", next_coma_hour=at(1))
-    run(campaign, gm, "end_coma", {}, character=pc)
-
-    pc = reload(pc)
-    assert (pc.pv, pc.vital, pc.next_coma_hour) == (1, "up", None)
-    assert log(campaign) == [
-        ("change", "R15", pc.pk, "pv", -2, 1),
-        ("change", "R15", pc.pk, "next_coma_hour", iso(at(1)), None),
-        ("change", "R15", pc.pk, "vital", "coma", "up"),
-    ]
-
-
-def test_r16_only_the_gm_brings_the_dead_back(campaign, gm, pc):
-    pc = put(pc, pv=-5, vital="dead")
-    with pytest.raises(engine.CharacterDead):
-        run(campaign, gm, "heal", {"amount": "20"}, character=pc)
-    run(campaign, gm, "revive", {"pv": "3"}, character=pc)
-
-    pc = reload(pc)
-    assert (pc.pv, pc.vital) == (3, "up")
-    assert log(campaign) == [
-        ("change", "R16", pc.pk, "pv", -5, 3),
-        ("change", "R16", pc.pk, "vital", "dead", "up"),
-    ]
-
-
-# ---------------------------------------------------------------------------------------------
-# The clock and the scene (R10, R11, R18, R30, R32)
-
-
-def test_r10_coma_comes_when_the_clock_passes_ten_minutes(campaign, gm, pc, other_pc):
-    pc = put(
-        pc,
-        pv=0,
-        vital="borrowed_time",
-        coma_due=at(minutes=10),
-        conditions=[("extenue", "deaths_door")],
-    )
-    run(campaign, gm, "clock", {"minutes": "10"})
-
-    pc = reload(pc)
-    assert (pc.vital, pc.coma_due, pc.next_coma_hour) == ("coma", None, at(1, 10))
-    assert conditions_of(pc) == []
-    assert Campaign.objects.get(pk=campaign.pk).clock == at(minutes=10)
-    assert log(campaign) == [
-        ("change", "R10", pc.pk, "coma_due", iso(at(minutes=10)), None),
-        ("change", "R10", pc.pk, "next_coma_hour", None, iso(at(1, 10))),
-        ("change", "R26", pc.pk, "conditions", [EXTENUE_DEATHS_DOOR], []),
-        ("change", "R10", pc.pk, "vital", "borrowed_time", "coma"),
-        ("change", "R32", None, "clock", iso(T0), iso(at(minutes=10))),
-    ]
-    assert [e.game_time for e in AuditEntry.objects.order_by("id")] == [at(minutes=10)] * 5
-
-
-def test_r11_coma_hour_costs_a_pv_and_past_vai_a_survie_test(campaign, gm, pc, other_pc):
-    pc = put(pc, pv=-1, vital="coma", next_coma_hour=at(minutes=30))
-    run(campaign, gm, "clock", {"minutes": "60"}, typed=[10])
-
-    pc = reload(pc)
-    assert (pc.pv, pc.vital, pc.next_coma_hour) == (-2, "coma", at(1, 30))
-    # At 08:30, −1 PV: −(−2) > VAI 1, so Survie (VAI): 10 + 1 = 11 ≥ 10, still alive.
-    assert log(campaign) == [
-        ("change", "R11", pc.pk, "next_coma_hour", iso(at(minutes=30)), iso(at(1, 30))),
-        ("change", "R11", pc.pk, "pv", -1, -2),
-        ("roll", "R11", pc.pk, [10], 11, True),
-        ("change", "R32", None, "clock", iso(T0), iso(at(1))),
-    ]
-    entries = AuditEntry.objects.order_by("id")
-    assert [e.game_time for e in entries] == [at(minutes=30)] * 3 + [at(1)]
-
-
-def test_r11_failed_survie_in_a_coma_is_death(campaign, gm, pc):
-    pc = put(pc, pv=-1, vital="coma", next_coma_hour=at(minutes=30))
-    run(campaign, gm, "clock", {"minutes": "60"}, typed=[5])
-
-    pc = reload(pc)
-    assert (pc.pv, pc.vital, pc.next_coma_hour) == (-2, "dead", None)
-    assert log(campaign) == [
-        ("change", "R11", pc.pk, "next_coma_hour", iso(at(minutes=30)), iso(at(1, 30))),
-        ("change", "R11", pc.pk, "pv", -1, -2),
-        ("roll", "R11", pc.pk, [5], 6, False),
-        ("change", "R11", pc.pk, "next_coma_hour", iso(at(1, 30)), None),
-        ("change", "R11", pc.pk, "vital", "coma", "dead"),
-        ("change", "R32", None, "clock", iso(T0), iso(at(1))),
-    ]
-
-
-def test_r30_illness_counts_down_at_morning_and_r18_resets_at_half_day(
-    campaign, gm, pc, other_pc, npc
-):
-    Campaign.objects.filter(pk=campaign.pk).update(hour_rests_used=1)
-    Illness.objects.create(character=pc, name="toux", severity=2, days_left=2, started_at=T0)
-    Illness.objects.create(character=npc, name="", severity=1, days_left=0, started_at=T0)
-    run(campaign, gm, "clock", {"to_morning": "on"})
-
-    morning = at(22)  # day 2, 06:00
-    campaign = Campaign.objects.get(pk=campaign.pk)
-    assert (campaign.clock, campaign.hour_rests_used) == (morning, 0)
-    assert Illness.objects.get(character=pc).days_left == 1
-    assert not Illness.objects.filter(character=npc).exists()
-    assert log(campaign) == [
-        ("change", "R18", None, "hour_rests_used", 1, 0),  # 18:00, a new half-day
-        (
-            "change",
-            "R30",
-            pc.pk,
-            "illness",
-            {"severity": 2, "days_left": 2, "name": "toux"},
-            {"severity": 2, "days_left": 1, "name": "toux"},
-        ),
-        ("change", "R30", npc.pk, "illness", {"severity": 1, "days_left": 0, "name": ""}, None),
-        ("change", "R32", None, "clock", iso(T0), iso(morning)),
-    ]
-    assert AuditEntry.objects.order_by("id").first().game_time == at(10)
-
-
-def test_r32_end_of_scene_and_r10_coma_for_whoever_is_on_borrowed_time(campaign, gm, pc, other_pc):
-    pc = put(
-        pc,
-        pv=0,
-        vital="borrowed_time",
-        coma_due=at(minutes=10),
-        conditions=[("extenue", "deaths_door")],
-    )
-    result = run(campaign, gm, "end_scene", {})
-
-    assert Campaign.objects.get(pk=campaign.pk).scene == 2
-    pc = reload(pc)
-    assert (pc.vital, pc.coma_due, pc.next_coma_hour) == ("coma", None, at(1))
-    assert reload(other_pc).vital == "up"
-    assert log(campaign) == [
-        ("change", "R32", None, "scene", 1, 2),
-        ("change", "R10", pc.pk, "coma_due", iso(at(minutes=10)), None),
-        ("change", "R10", pc.pk, "next_coma_hour", None, iso(at(1))),
-        ("change", "R26", pc.pk, "conditions", [EXTENUE_DEATHS_DOOR], []),
-        ("change", "R10", pc.pk, "vital", "borrowed_time", "coma"),
-    ]
-    assert result.character_ids == [pc.pk]
-
-
-# ---------------------------------------------------------------------------------------------
-# Rest (R17–R19, R28, R31)
-
-
-def test_r17_r19_night_in_a_clinic_gives_four_and_1d4_extra_pv(campaign, gm, pc, other_pc, npc):
-    pc = put(pc, pv=5, flux=2)
-    npc = put(npc, pv=10, flux=1)
-    run(campaign, gm, "night", {"hours": "8", "clinic": [str(pc.pk)]}, typed=[3])
-
-    pc, other_pc, npc = reload(pc), reload(other_pc), reload(npc)
-    assert (pc.pv, pc.flux) == (12, 6)  # 5 + 4 + 3 (clinic), 2 + 4
-    assert (other_pc.pv, other_pc.flux) == (18, 6)  # already full
-    assert (npc.pv, npc.flux) == (12, 4)  # capped at the maxima (R1)
-    evening = at(8)
-    assert Campaign.objects.get(pk=campaign.pk).clock == evening
-    assert log(campaign) == [
-        ("change", "R32", None, "clock", iso(T0), iso(evening)),
-        ("roll", "R19", pc.pk, [3], 3),
-        ("change", "R17", pc.pk, "pv", 5, 12),
-        ("change", "R17", pc.pk, "flux", 2, 6),
-        ("change", "R17", npc.pk, "pv", 10, 12),
-        ("change", "R17", npc.pk, "flux", 1, 4),
-    ]
-
-
-def test_r28_illness_caps_the_night_and_r31_short_night_asks_volonte(campaign, gm, pc, other_pc):
-    pc = put(pc, pv=5, flux=2)
-    Illness.objects.create(character=pc, name="", severity=3, days_left=3, started_at=T0)
-    run(campaign, gm, "night", {"hours": "4", "sleepers": [str(pc.pk)]}, typed=[15])
-
-    pc = reload(pc)
-    # Seriously ill: the night gives 1 and 1; Volonté (VAI): 15 + 1 − 3 (illness) = 13 ≥ 10.
-    assert (pc.pv, pc.flux, pc.sleep_deprived) == (6, 3, True)
-    assert reload(other_pc).pv == 18
-    assert log(campaign) == [
-        ("change", "R32", None, "clock", iso(T0), iso(at(4))),
-        ("change", "R28", pc.pk, "pv", 5, 6),
-        ("change", "R28", pc.pk, "flux", 2, 3),
-        ("roll", "R31", pc.pk, [15], 13, True),
-        ("change", "R31", pc.pk, "sleep_deprived", False, True),
-    ]
-
-
-def test_r31_failed_volonte_after_a_short_night_is_extenue(campaign, gm, pc):
-    run(campaign, gm, "night", {"hours": "4", "sleepers": [str(pc.pk)]}, typed=[2])
-
-    assert conditions_of(pc) == [("extenue", "sleep")]
-    assert log(campaign)[-1] == (
-        "change",
-        "R31",
-        pc.pk,
-        "conditions",
-        [],
-        [{"kind": "extenue", "cause": "sleep"}],
-    )
-
-
-def test_r18_hour_rest_rolls_once_for_the_group(campaign, gm, pc):
-    run(campaign, gm, "hour_rest", {}, typed=[3])
-
-    campaign = Campaign.objects.get(pk=campaign.pk)
-    assert (campaign.pending_hour_rest, campaign.hour_rests_used) == (3, 1)
-    assert log(campaign) == [
-        ("roll", "R18", None, [3], 3),
-        ("change", "R18", None, "hour_rests_used", 0, 1),
-        ("change", "R18", None, "pending_hour_rest", None, 3),
-    ]
-
-
-def test_r18_each_character_shares_the_roll(campaign, gm, pc, other_pc):
-    Campaign.objects.filter(pk=campaign.pk).update(pending_hour_rest=3, hour_rests_used=1)
-    run(campaign, gm, "share_hour_rest", {f"pv_{pc.pk}": "2", f"flux_{pc.pk}": "1"})
-
-    pc = reload(pc)
-    assert (pc.pv, pc.flux) == (13, 8)
-    assert Campaign.objects.get(pk=campaign.pk).pending_hour_rest is None
-    assert log(campaign) == [
-        ("change", "R18", pc.pk, "pv", 11, 13),
-        ("change", "R18", pc.pk, "flux", 7, 8),
-        ("change", "R18", None, "pending_hour_rest", 3, None),
-    ]
-
-
-def test_r18_a_split_that_does_not_add_up_is_refused(campaign, gm, pc):
-    Campaign.objects.filter(pk=campaign.pk).update(pending_hour_rest=3, hour_rests_used=1)
-    before = db_state()
-    with pytest.raises(engine.InvalidHourRestSplit):
-        run(campaign, gm, "share_hour_rest", {f"pv_{pc.pk}": "2", f"flux_{pc.pk}": "2"})
-    assert db_state() == before
-
-
-def test_r18_the_half_day_limit_and_the_gms_override(campaign, gm, pc):
-    Campaign.objects.filter(pk=campaign.pk).update(hour_rests_used=1)
-    before = db_state()
-    with pytest.raises(engine.HourRestLimitReached):
-        run(campaign, gm, "hour_rest", {}, typed=[2])
-    assert db_state() == before
-
-    run(campaign, gm, "hour_rest", {"gm_override": "on"}, typed=[2])
-    assert log(campaign) == [
-        ("roll", "R18", None, [2], 2),
-        ("change", "R18", None, "hour_rests_used", 1, 2),
-        ("change", "R18", None, "pending_hour_rest", None, 2),
-    ]
-
-
-# ---------------------------------------------------------------------------------------------
-# What every service does around the engine
-
-
-def test_it_publishes_the_characters_and_the_last_log_id_from_its_transaction(
-    campaign, gm, pc, published
-):
-    # journal.events delivers it only at commit (NOTIFY, or on_commit on SQLite): the
-    # committed and rolled-back cases are in tests/live/test_live.py.
-    result = run(campaign, gm, "heal", {"amount": "1"}, character=pc)
-    assert published == [(campaign.pk, [pc.pk], result.entries[-1].pk)]
-
-
-def test_it_writes_the_visibility_chosen(campaign, gm, pc):
-    run(campaign, gm, "check", {"stat": "VAI", "difficulty": "10"}, character=pc, typed=[4])
-    run(campaign, gm, "damage", {"amount": "3", "visibility": "gm"}, character=pc)
+    services.character_damage(character_id=world.pc.pk, actor=world.gm, amount=3, visibility="gm")
 
     assert list(AuditEntry.objects.order_by("id").values_list("visibility", flat=True)) == [
         "everyone",
@@ -898,19 +453,80 @@ def test_it_writes_the_visibility_chosen(campaign, gm, pc):
     ]
 
 
-def test_it_leaves_characters_it_was_not_asked_about_alone(campaign, gm, pc, other_pc):
-    # The operation only sees the characters it names; the others are neither read nor written.
-    def heal_one(state, ruleset, rng):
-        assert [c.key for c in state.characters] == [str(pc.pk)]
-        return engine.heal(state, str(pc.pk), 1, ruleset=ruleset)
+# ---------------------------------------------------------------------------------------------
+# Refusals: nothing written, nothing published
 
-    services.apply(
-        campaign_id=campaign.pk, actor=gm, action="heal", operation=heal_one, character_ids=[pc.pk]
+
+REFUSALS = {
+    "not enough Flux": (
+        "flux_spend",
+        lambda w: {"character_id": w.pc.pk, "amount": 8},
+        engine.NotEnoughFlux,
+    ),
+    "a D20 of 25": (
+        "character_check",
+        lambda w: {"character_id": w.pc.pk, "stat": "VAI", "dice": [25]},
+        engine.DieValueOutOfRange,
+    ),
+    "no such condition": (
+        "condition_remove",
+        lambda w: {"character_id": w.pc.pk, "kind": "paralyse"},
+        engine.ConditionNotPresent,
+    ),
+    "healing the dead": (
+        "character_heal",
+        lambda w: put(w.pc, pv=-5, vital="dead") and {"character_id": w.pc.pk, "amount": 20},
+        engine.CharacterDead,
+    ),
+    "a split that does not add up": (
+        "hour_rest_share",
+        lambda w: (
+            _pending_hour_rest(w) or {"campaign_id": w.campaign.pk, "splits": {w.pc.pk: (2, 2)}}
+        ),
+        engine.InvalidHourRestSplit,
+    ),
+    "a second waking try the same hour": (
+        "character_wake",
+        lambda w: (
+            put(w.pc, pv=-2, vital="stabilised", stabilised_at=T0, last_wake_try=T0)
+            and {"character_id": w.pc.pk, "dice": [20, 1]}
+        ),
+        engine.WakeAlreadyTried,
+    ),
+    "typed dice the action did not use": (
+        "character_check",
+        lambda w: {"character_id": w.pc.pk, "stat": "VAI", "dice": [14, 3, 5]},
+        services.UnusedTypedDice,
+    ),
+    "a typed die where nothing rolls": (
+        "character_damage",
+        lambda w: {"character_id": w.pc.pk, "amount": 3, "dice": [12]},
+        services.UnusedTypedDice,
+    ),
+}
+
+
+@pytest.mark.parametrize(("name", "arguments", "error"), REFUSALS.values(), ids=REFUSALS)
+def test_a_refusal_leaves_rows_and_log_as_they_were(world, published, name, arguments, error):
+    kwargs = arguments(world)
+    before = db_state()
+    with pytest.raises(error):
+        getattr(services, name)(actor=world.gm, **kwargs)
+    assert db_state() == before
+    assert published == []
+
+
+def test_typed_dice_left_unused_are_named_in_the_refusal(world):
+    with pytest.raises(services.UnusedTypedDice) as refusal:
+        services.character_check(
+            character_id=world.pc.pk, actor=world.gm, stat="VAI", dice=[14, 3, 5]
+        )
+    assert refusal.value.message_fr == (
+        "Ces valeurs de dés saisies n'ont pas servi : 3, 5. Rien n'a été appliqué."
     )
-    assert reload(pc).pv == 12
 
 
-def test_a_failure_while_writing_rolls_back_everything(campaign, gm, pc, monkeypatch):
+def test_a_failure_while_writing_rolls_back_everything(world, published, monkeypatch):
     # Even if the engine returned, a failure while writing leaves no half-written action.
     def boom(**kwargs):
         raise RuntimeError("disk full")
@@ -918,46 +534,98 @@ def test_a_failure_while_writing_rolls_back_everything(campaign, gm, pc, monkeyp
     monkeypatch.setattr(services.audit, "append", boom)
     before = db_state()
     with pytest.raises(RuntimeError):
-        run(campaign, gm, "damage", {"amount": "5"}, character=pc)
+        services.character_damage(character_id=world.pc.pk, actor=world.gm, amount=5)
     assert db_state() == before
+    assert published == []
 
 
-def test_the_same_seed_gives_the_same_log(campaign, gm, pc, monkeypatch):
-    monkeypatch.setattr(services, "dice_source", lambda typed: random.Random(7))
-    first = run(campaign, gm, "check", {"stat": "VAI", "difficulty": "10"}, character=pc)
-    second = run(campaign, gm, "check", {"stat": "VAI", "difficulty": "10"}, character=pc)
+# ---------------------------------------------------------------------------------------------
+# Published from inside the transaction: delivered at commit, never for a rollback
 
-    assert first.entries[0].roll == second.entries[0].roll
+
+@pytest.mark.django_db(transaction=True)
+def test_it_publishes_from_inside_its_transaction_once_the_entries_are_written(world, monkeypatch):
+    seen = []
+
+    def spy(campaign_id, character_ids, log_id):
+        # journal.events delivers what is published inside a transaction only at commit.
+        seen.append((connection.in_atomic_block, AuditEntry.objects.filter(pk=log_id).exists()))
+
+    monkeypatch.setattr(services, "publish", spy)
+    services.character_heal(character_id=world.pc.pk, actor=world.gm, amount=1)
+    assert seen == [(True, True)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_is_delivered_once_committed_and_never_for_a_rollback(world):
+    # Both backends: on_commit on SQLite, NOTIFY from the transaction on PostgreSQL.
+    def rolled_back():
+        with pytest.raises(RuntimeError), transaction.atomic():
+            services.character_damage(character_id=world.pc.pk, actor=world.gm, amount=5)
+            raise RuntimeError("the caller fails after the service: everything rolls back")
+
+    async def next_event(queue) -> live.Event:
+        while True:
+            item = await asyncio.wait_for(queue.get(), 10)
+            if item is not live.RESYNC:  # the listener (re)starting: not an event
+                return item
+
+    async def scenario():
+        queue = await live.subscribe(world.campaign.pk)
+        try:
+            await sync_to_async(rolled_back)()
+            heal = sync_to_async(services.character_heal)
+            result = await heal(character_id=world.pc.pk, actor=world.gm, amount=1)
+            # Events come in commit order: a delivered rollback would have come first.
+            event = await next_event(queue)
+            assert event == live.Event(world.campaign.pk, (world.pc.pk,), result.entries[-1].pk)
+        finally:
+            live.unsubscribe(world.campaign.pk, queue)
+            await live.shutdown()
+
+    async_to_sync(scenario)()
 
 
 # ---------------------------------------------------------------------------------------------
 # The campaign's settings reach the engine (RULES.md: every Choice is a campaign setting)
 
 
-def test_r10_the_campaigns_coma_delay_sets_when_borrowed_time_ends(campaign, gm, pc):
-    Campaign.objects.filter(pk=campaign.pk).update(coma_delay_minutes=25)
-    run(campaign, gm, "damage", {"amount": "11", "ignores_pa": "on"}, character=pc, typed=[14])
-    assert reload(pc).coma_due == at(minutes=25)
+def test_r10_the_campaigns_coma_delay_sets_when_borrowed_time_ends(world):
+    Campaign.objects.filter(pk=world.campaign.pk).update(coma_delay_minutes=25)
+    services.character_damage(
+        character_id=world.pc.pk, actor=world.gm, amount=11, ignores_pa=True, dice=[14]
+    )
+    assert reload(world.pc).coma_due == at(minutes=25)
 
 
-def test_r30_the_campaigns_morning_hour_decides_when_the_next_morning_is(campaign, gm, pc):
-    Campaign.objects.filter(pk=campaign.pk).update(morning_hour=9)
-    run(campaign, gm, "clock", {"to_morning": "on"})
+def test_r30_the_campaigns_morning_hour_decides_when_the_next_morning_is(world):
+    Campaign.objects.filter(pk=world.campaign.pk).update(morning_hour=9)
+    services.clock_advance(campaign_id=world.campaign.pk, actor=world.gm, to_morning=True)
     # The clock starts at day 1, 08:00: with mornings at 09:00 the next one is an hour away.
-    assert Campaign.objects.get(pk=campaign.pk).clock == at(1)
+    assert Campaign.objects.get(pk=world.campaign.pk).clock == at(1)
 
 
-def test_r13_without_automatic_tries_the_clock_makes_no_waking_try(campaign, gm, pc):
-    Campaign.objects.filter(pk=campaign.pk).update(automatic_wake_tries=False)
-    put(pc, pv=1, vital="stabilised", stabilised_at=T0)
-    run(campaign, gm, "clock", {"minutes": "180"})
-    pc = reload(pc)
+def test_r13_without_automatic_tries_the_clock_makes_no_waking_try(world):
+    Campaign.objects.filter(pk=world.campaign.pk).update(automatic_wake_tries=False)
+    put(world.pc, pv=1, vital="stabilised", stabilised_at=T0)
+    services.clock_advance(campaign_id=world.campaign.pk, actor=world.gm, minutes=180)
+    pc = reload(world.pc)
     assert (pc.vital, pc.last_wake_try) == ("stabilised", None)
-    assert not AuditEntry.objects.filter(campaign=campaign, kind="roll").exists()
+    assert not AuditEntry.objects.filter(kind="roll").exists()
 
 
-def test_r31_a_poor_full_night_ends_sleep_deprivation_when_the_campaign_says_so(campaign, gm, pc):
-    Campaign.objects.filter(pk=campaign.pk).update(poor_night_is_proper=True)
-    put(pc, sleep_deprived=True)
-    run(campaign, gm, "night", {"hours": "8", "poor_quality": "on"})
-    assert reload(pc).sleep_deprived is False
+def test_r31_a_poor_full_night_ends_sleep_deprivation_when_the_campaign_says_so(world):
+    Campaign.objects.filter(pk=world.campaign.pk).update(poor_night_is_proper=True)
+    put(world.pc, sleep_deprived=True)
+    services.party_night_rest(
+        campaign_id=world.campaign.pk, actor=world.gm, hours=8, poor_quality=True
+    )
+    assert reload(world.pc).sleep_deprived is False
+
+
+def test_r5_the_campaigns_default_difficulty_is_the_tests(world):
+    Campaign.objects.filter(pk=world.campaign.pk).update(default_difficulty=15)
+    result = services.character_check(
+        character_id=world.pc.pk, actor=world.gm, stat="VAI", dice=[13]
+    )
+    assert (result.entries[0].roll["difficulty"], result.entries[0].roll["success"]) == (15, False)

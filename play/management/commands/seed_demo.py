@@ -6,6 +6,7 @@ from django.db import transaction
 
 from campaign.models import Campaign, Membership, Role
 from characters.models import Character, Kind
+from play import services
 
 DEMO_PASSWORD = "demo"
 DEMO_CAMPAIGN = "Les Ruines d'Ysmir"
@@ -40,19 +41,19 @@ class Command(BaseCommand):
                 campaign=campaign, user=users[username], defaults={"role": role}
             )
         for name, kind, owner, stats, pv_max, flux_max, pa in CHARACTERS:
-            Character.objects.get_or_create(
-                campaign=campaign,
+            if Character.objects.filter(campaign=campaign, name=name).exists():
+                continue
+            # Through the service, so that the history starts with each character's sheet.
+            services.character_create(
+                campaign_id=campaign.pk,
+                actor=users["mj"],
                 name=name,
-                defaults={
-                    "kind": kind,
-                    "owner": users.get(owner),
-                    "stats": dict(zip(campaign.stats, stats, strict=True)),
-                    "pv": pv_max,
-                    "pv_max": pv_max,
-                    "flux": flux_max,
-                    "flux_max": flux_max,
-                    "pa": pa,
-                },
+                kind=kind,
+                owner=users.get(owner),
+                stats=dict(zip(campaign.stats, stats, strict=True)),
+                pv_max=pv_max,
+                flux_max=flux_max,
+                pa=pa,
             )
         self.stdout.write(
             f"Demo campaign “{campaign.name}” ready (id {campaign.pk}). "
