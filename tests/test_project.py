@@ -52,11 +52,15 @@ def test_it_switches_to_english_and_back(request, campaign, who):
     english = "Log in" if who == "anon_client" else "Your campaigns"
     assert english in content
     assert _gettext(english, "fr") not in content
+    assert 'value="fr" class="link" lang="fr">Français</button>' in content
+    assert 'value="en"' not in content
 
     client.post(reverse("set_language"), {"language": "fr", "next": "/"})
     content = client.get(reverse("home")).content.decode()
     assert '<html lang="fr">' in content
     assert _gettext(english, "fr") in content
+    assert 'value="en" class="link" lang="en">English</button>' in content
+    assert 'value="fr"' not in content
 
 
 def test_it_ignores_an_unknown_language_and_a_foreign_next(anon_client, db):
