@@ -175,9 +175,18 @@ def check_probability(request, campaign_id, character_id):
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
     form = CheckForm(request.GET, campaign=membership.campaign, character=character)
-    form.fields["visibility"].required = False
+    # The odds do not depend on who sees the roll or on dice typed in (half-typed, maybe).
+    del form.fields["visibility"]
+    del form.fields["dice"]
     if not form.is_valid():
-        return HttpResponse("—", content_type="text/plain", status=400)
+        # A form being typed in is not an error: a dash, and what is missing (a 4xx here
+        # would make htmx and the browser report a failure at every keystroke).
+        name, errors = next(iter(form.errors.items()))
+        hint = _("— (%(field)s: %(error)s)") % {
+            "field": form.fields[name].label if name in form.fields else name,
+            "error": errors[0],
+        }
+        return HttpResponse(hint, content_type="text/plain")
     probability = engine.success_probability(
         character_state(character, membership.campaign.stats),
         form.cleaned_data["stat"],
