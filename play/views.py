@@ -13,7 +13,7 @@ from characters.models import Character
 from characters.state import character_state, ruleset_for
 from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
-from play import player, selectors, services
+from play import parts, player, selectors, services
 from play.actions import ACTIONS, PARTY_ACTIONS, CheckForm
 from play.forms import CharacterForm
 from rules import engine
@@ -125,8 +125,11 @@ def _run_action(request, membership, spec, character=None):
 
 
 def _action_form_response(request, context, status=200):
+    context["panel"] = parts.action_panel(
+        context["action"], context["form"], context["campaign"], context["character"]
+    )
     if request.htmx:
-        response = render(request, "play/_action_form.html", context, status=status)
+        response = render(request, "play/action_page.html#action-form", context, status=status)
         if status >= 400:
             # Show the message where the form is, not in the result area.
             character = context["character"]
@@ -159,7 +162,7 @@ def character_card(request, campaign_id, character_id):
         raise PermissionDenied
     return render(
         request,
-        "play/card_fragment.html",
+        "play/dashboard.html#card",
         {"campaign": membership.campaign, "membership": membership, "character": character},
     )
 

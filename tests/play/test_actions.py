@@ -21,7 +21,7 @@ from characters.models import Character, Condition, Illness, Sequel
 from journal.models import AuditEntry
 from play.actions import ACTIONS, PARTY_ACTIONS
 from play.cards import OOB_PLACEHOLDER, card_html
-from tests.helpers import assert_form_error, db_state
+from tests.helpers import assert_form_error, db_state, first_template
 from tests.play.play import T0, put, run
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -171,7 +171,7 @@ def test_it_shows_the_gm_every_action_form(gm_client, world, name):
 
     response = gm_client.get(url, **HTMX)
     assert response.status_code == 200
-    assert next(t.name for t in response.templates) == "play/_action_form.html"
+    assert first_template(response) == "play/action_page.html#action-form"
     assert "<html" not in response.content.decode()
 
 
@@ -198,7 +198,7 @@ def test_it_answers_htmx_with_the_explanation_and_the_changed_cards(gm_client, w
     response = gm_client.post(url, body(world, name), **HTMX)
 
     assert response.status_code == 200
-    assert next(t.name for t in response.templates) == "play/_action_result.html"
+    assert first_template(response) == "play/_action_result.html"
     content = response.content.decode()
     assert 'data-testid="explanation"' in content
     for line in response.context["explanation"]:
@@ -325,7 +325,7 @@ def test_it_rerenders_invalid_input_with_the_message(
         panel = "#panel-party" if CASES[name].party else f"#panel-{world.pc.pk}"
         assert response["HX-Retarget"] == panel
         assert response["HX-Reswap"] == "innerHTML"
-        assert next(t.name for t in response.templates) == "play/_action_form.html"
+        assert first_template(response) == "play/action_page.html#action-form"
     else:
         assert "play/action_page.html" in [t.name for t in response.templates]
 
