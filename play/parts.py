@@ -1,16 +1,21 @@
-"""The dashboard's parts as htmx sees them: what an action's panel shows and where it posts.
+"""The dashboard's parts as htmx sees them: what an action's panel shows and where it posts,
+and which parts of the page an answer may redraw.
 
 Templates lay these out; every decision (which action has a preview of its odds, which one a
-grid of shares) is taken here.
+grid of shares, which page asked) is taken here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
-from django.urls import reverse
+from django.urls import Resolver404, get_script_prefix, resolve, reverse
 
 from play.actions import CheckForm, ShareHourRestForm
+
+# An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
+PARTY_BAR, LOG = "party-bar", "roll-log"
 
 
 @dataclass(frozen=True)
@@ -43,3 +48,39 @@ def action_panel(action, form, campaign, character) -> ActionPanel:
         probability_url=probability_url,
         shares=form.rows() if isinstance(form, ShareHourRestForm) else None,
     )
+
+
+@dataclass(frozen=True)
+class PageParts:
+    """The parts of the page an htmx request came from: an out-of-band swap whose target is
+    not on the page is an htmx error, so an answer redraws only these."""
+
+    party_bar: bool = False
+    log: bool = False
+    all_cards: bool = False
+    cards: frozenset[int] = field(default_factory=frozenset)
+
+    def shows_card(self, pk: int) -> bool:
+        return self.all_cards or pk in self.cards
+
+
+DASHBOARD = PageParts(party_bar=True, log=True, all_cards=True)
+
+
+def page_parts(request, campaign_id: int) -> PageParts:
+    """The GM's dashboard shows every part; a character's sheet shows that card alone."""
+    path = urlsplit(request.htmx.current_url or "").path
+    prefix = get_script_prefix()
+    if path.startswith(prefix):
+        path = "/" + path.removeprefix(prefix)
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return PageParts()
+    if match.kwargs.get("campaign_id") != campaign_id:
+        return PageParts()
+    if match.url_name == "campaign":
+        return DASHBOARD
+    if match.url_name == "character":
+        return PageParts(cards=frozenset({match.kwargs["character_id"]}))
+    return PageParts()

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
 
+from campaign.models import Campaign
 from campaign.permissions import can_see_full_sheet, get_gm_membership, get_membership
 from characters.models import Character
 from characters.state import character_state, ruleset_for
@@ -70,16 +71,23 @@ def character_sheet(request, campaign_id, character_id):
     return player.sheet_response(request, membership, character)
 
 
-def _action_fragments(membership, result):
-    """The pieces an action changes: the explanation, the cards it touched, the roll log."""
-    campaign = membership.campaign
-    rows = selectors.characters_for_cards(campaign).filter(pk__in=result.character_ids)
+def _action_fragments(request, membership, result):
+    """An action's htmx answer: its explanation, and every part of the page it may have
+    changed (its cards, the clock and scene, the party bar, the log).
+
+    All of it is drawn from the campaign as it is after the commit: the membership's campaign
+    was read before the service ran, and would show the clock and scene as they were.
+    """
+    campaign = Campaign.objects.get(pk=membership.campaign_id)
+    shown = parts.page_parts(request, campaign.pk)
+    changed = [pk for pk in result.character_ids if shown.shows_card(pk)]
     return {
         "campaign": campaign,
         "membership": membership,
-        "changed_characters": rows,
-        "log_entries": selectors.latest_entries(membership),
         "explanation": explanation(result.outcome),
+        "changed_characters": selectors.characters_for_cards(campaign).filter(pk__in=changed),
+        "parts": shown,
+        "log_entries": selectors.latest_entries(membership) if shown.log else [],
     }
 
 
@@ -141,7 +149,7 @@ def _action_form_response(request, context, status=200):
 
 def _after_action(request, membership, result):
     if request.htmx:
-        context = _action_fragments(membership, result)
+        context = _action_fragments(request, membership, result)
         return render(request, "play/_action_result.html", context)
     for line in explanation(result.outcome):
         messages.info(request, line)
@@ -215,16 +223,7 @@ def campaign_detail(request, campaign_id):
     membership = get_membership(request, campaign_id)
     campaign = membership.campaign
     if membership.is_gm:
-        return render(
-            request,
-            "play/dashboard.html",
-            {
-                "campaign": campaign,
-                "membership": membership,
-                "characters": selectors.characters_for_cards(campaign),
-                "log_entries": selectors.latest_entries(membership),
-            },
-        )
+        return _dashboard(request, membership)
     rows = list(selectors.characters_for_cards(campaign))
     return render(
         request,
@@ -236,6 +235,21 @@ def campaign_detail(request, campaign_id):
             "party": selectors.party_for(membership, rows),
         },
     )
+
+
+def _dashboard(request, membership):
+    """The GM's dashboard; an htmx request aimed at one of its parts gets that part alone (the
+    live updates refetch the clock bar and the log)."""
+    campaign = membership.campaign
+    target = request.htmx.target if request.htmx else None
+    context = {"campaign": campaign, "membership": membership}
+    if target == parts.PARTY_BAR:
+        return render(request, "play/dashboard.html#party-bar", context)
+    context["log_entries"] = selectors.latest_entries(membership)
+    if target == parts.LOG:
+        return render(request, "play/dashboard.html#log", context)
+    context["characters"] = selectors.characters_for_cards(campaign)
+    return render(request, "play/dashboard.html", context)
 
 
 @login_required

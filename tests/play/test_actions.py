@@ -27,6 +27,12 @@ from tests.play.play import T0, put, run
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
+def from_dashboard(world) -> dict:
+    """htmx's headers for a request from the GM's dashboard (its answer redraws its parts)."""
+    dashboard = reverse("campaign", args=[world.campaign.pk])
+    return {**HTMX, "HTTP_HX_CURRENT_URL": f"http://testserver{dashboard}"}
+
+
 def _nothing(world):
     pass
 
@@ -195,7 +201,7 @@ def test_it_applies_every_action_for_the_gm_and_redirects_without_js(gm_client, 
 @pytest.mark.parametrize("name", CASES)
 def test_it_answers_htmx_with_the_explanation_and_the_changed_cards(gm_client, world, name):
     url = prepared(world, name)
-    response = gm_client.post(url, body(world, name), **HTMX)
+    response = gm_client.post(url, body(world, name), **from_dashboard(world))
 
     assert response.status_code == 200
     assert first_template(response) == "play/_action_result.html"
@@ -215,7 +221,9 @@ def test_it_answers_htmx_with_the_explanation_and_the_changed_cards(gm_client, w
 def test_the_card_an_action_sends_is_cached_for_the_live_streams_push(gm_client, world):
     """The response's out-of-band card and the stream's card are one cached render."""
     url = f"/c/{world.campaign.pk}/characters/{world.pc.pk}/act/damage/"
-    response = gm_client.post(url, {"amount": "5", "visibility": "everyone"}, **HTMX)
+    response = gm_client.post(
+        url, {"amount": "5", "visibility": "everyone"}, **from_dashboard(world)
+    )
     assert response.status_code == 200
     world.pc.refresh_from_db()
     membership = world.campaign.memberships.select_related("campaign").get(user=world.gm)
