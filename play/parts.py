@@ -7,6 +7,7 @@ grid of shares, which page asked) is taken here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -16,6 +17,26 @@ from play.actions import CheckForm, ShareHourRestForm
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
 PARTY_BAR, LOG = "party-bar", "roll-log"
+SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party)$")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Beside a card (or under the party bar): a panel for an action's form. Its id is
+    stable, so htmx always finds it."""
+
+    key: str  # a character's id, or "party"
+
+    @property
+    def panel_id(self) -> str:
+        return f"panel-{self.key}"
+
+
+PARTY = Slot("party")
+
+
+def slot_for(character) -> Slot:
+    return PARTY if character is None else Slot(str(character.pk))
 
 
 @dataclass(frozen=True)
@@ -27,11 +48,13 @@ class ActionPanel:
     character: object | None
     url: str
     cancel_url: str
+    slot: Slot
+    in_panel: bool
     probability_url: str | None = None  # a test: its odds, updated as the form is typed in
     shares: list | None = None  # the hour rest's shares: (character, PV field, Flux field)
 
 
-def action_panel(action, form, campaign, character) -> ActionPanel:
+def action_panel(action, form, campaign, character, *, in_panel: bool) -> ActionPanel:
     if character is None:
         url = reverse("party_action", args=[campaign.pk, action.name])
     else:
@@ -45,6 +68,8 @@ def action_panel(action, form, campaign, character) -> ActionPanel:
         character=character,
         url=url,
         cancel_url=reverse("campaign", args=[campaign.pk]),
+        slot=slot_for(character),
+        in_panel=in_panel,
         probability_url=probability_url,
         shares=form.rows() if isinstance(form, ShareHourRestForm) else None,
     )

@@ -133,16 +133,19 @@ def _run_action(request, membership, spec, character=None):
 
 
 def _action_form_response(request, context, status=200):
-    context["panel"] = parts.action_panel(
-        context["action"], context["form"], context["campaign"], context["character"]
+    panel = parts.action_panel(
+        context["action"],
+        context["form"],
+        context["campaign"],
+        context["character"],
+        in_panel=bool(request.htmx),
     )
+    context["panel"] = panel
     if request.htmx:
         response = render(request, "play/action_page.html#action-form", context, status=status)
         if status >= 400:
             # Show the message where the form is, not in the result area.
-            character = context["character"]
-            panel = f"#panel-{character.pk}" if character is not None else "#panel-party"
-            response = reswap(retarget(response, panel), "innerHTML")
+            response = reswap(retarget(response, f"#{panel.slot.panel_id}"), "innerHTML")
         return response
     return render(request, "play/action_page.html", context, status=status)
 
@@ -238,10 +241,13 @@ def campaign_detail(request, campaign_id):
 
 
 def _dashboard(request, membership):
-    """The GM's dashboard; an htmx request aimed at one of its parts gets that part alone (the
-    live updates refetch the clock bar and the log)."""
+    """The GM's dashboard; an htmx request aimed at one of its parts gets that part alone: the
+    live updates refetch the clock bar and the log, and closing a panel asks for the empty
+    slot it is at rest."""
     campaign = membership.campaign
     target = request.htmx.target if request.htmx else None
+    if target and parts.SLOT_ID.match(target):
+        return HttpResponse("")
     context = {"campaign": campaign, "membership": membership}
     if target == parts.PARTY_BAR:
         return render(request, "play/dashboard.html#party-bar", context)

@@ -186,3 +186,32 @@ def test_the_log_says_up_to_which_entry_it_shows(gm_client, world):
     result = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
     page = gm_client.get(dashboard_url(world)).content.decode()
     assert f'data-log-id="{result.entries[-1].pk}"' in part(page, "roll-log")
+
+
+# ---------------------------------------------------------------------------------------------
+# Panels that keep working
+
+
+def test_a_card_keeps_its_refresh_attributes_to_itself(gm_client, world):
+    """Inherited, the card's hx-swap="outerHTML" made its panel links replace the panel."""
+    page = gm_client.get(dashboard_url(world)).content.decode()
+    card = part(page, f"character-{world.pc.pk}")
+    assert 'hx-swap="outerHTML" hx-disinherit="*"' in card
+    assert 'hx-disinherit="*"' in part(page, "party-bar").split(">", 1)[0]
+
+
+def test_a_form_posts_with_htmx_only_in_a_panel(gm_client, world):
+    url = reverse("character_action", args=[world.campaign.pk, world.pc.pk, "check"])
+    panel = gm_client.get(url, **htmx_from(dashboard_url(world))).content.decode()
+    assert f'hx-post="{url}"' in panel
+    cancel = f'hx-get="{dashboard_url(world)}" hx-target="#panel-{world.pc.pk}"'
+    assert cancel in panel
+    page = gm_client.get(url).content.decode()  # its own page: no panel, no result to target
+    assert f'action="{url}"' in page and "hx-post" not in part(page, "main")
+
+
+@pytest.mark.parametrize("target", ["panel-3", "panel-party"])
+def test_closing_a_panel_gets_it_empty(gm_client, world, target):
+    url = dashboard_url(world)
+    response = gm_client.get(url, **htmx_from(url, target))
+    assert (response.status_code, response.content) == (200, b"")
