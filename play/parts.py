@@ -1,5 +1,5 @@
-"""The dashboard's parts as htmx sees them: what an action's panel shows and where it posts,
-and which parts of the page an answer may redraw.
+"""The dashboard's parts as htmx sees them: where an action's form posts and where its result
+and its panel go, and which parts of the page an answer may redraw.
 
 Templates lay these out; every decision (which action has a preview of its odds, which one a
 grid of shares, which page asked) is taken here.
@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from django.urls import Resolver404, get_script_prefix, resolve, reverse
+from django.utils.translation import gettext as _
 
+from journal.models import EntryKind
 from play.actions import CheckForm, ShareHourRestForm
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
@@ -22,8 +24,8 @@ SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party)$")
 
 @dataclass(frozen=True)
 class Slot:
-    """Beside a card (or under the party bar): a panel for an action's form. Its id is
-    stable, so htmx always finds it."""
+    """Beside a card (or under the party bar): a panel for an action's form, then a place for
+    its result. Their ids are stable, so htmx always finds them."""
 
     key: str  # a character's id, or "party"
 
@@ -31,12 +33,23 @@ class Slot:
     def panel_id(self) -> str:
         return f"panel-{self.key}"
 
+    @property
+    def result_id(self) -> str:
+        return f"result-{self.key}"
+
 
 PARTY = Slot("party")
 
 
 def slot_for(character) -> Slot:
     return PARTY if character is None else Slot(str(character.pk))
+
+
+def slot_named(element_id: str | None) -> Slot | None:
+    """The slot of a result the page named (an undo's HX-Target), if it is one."""
+    if element_id and SLOT_ID.match(element_id) and element_id.startswith("result-"):
+        return Slot(element_id.removeprefix("result-"))
+    return None
 
 
 @dataclass(frozen=True)
@@ -52,6 +65,7 @@ class ActionPanel:
     in_panel: bool
     probability_url: str | None = None  # a test: its odds, updated as the form is typed in
     shares: list | None = None  # the hour rest's shares: (character, PV field, Flux field)
+    focus_form: bool = False  # no field to focus (refused as a whole, or none to fill in)
 
 
 def action_panel(action, form, campaign, character, *, in_panel: bool) -> ActionPanel:
@@ -62,6 +76,19 @@ def action_panel(action, form, campaign, character, *, in_panel: bool) -> Action
     probability_url = None
     if isinstance(form, CheckForm) and character is not None:
         probability_url = reverse("check_probability", args=[campaign.pk, character.pk])
+    # A form sent back with errors takes the focus where the first one is: htmx focuses an
+    # autofocus element it swaps in, and the browser scrolls it into view if it is not.
+    # A form just opened, the same, on its first field to fill in (who sees the roll has a
+    # default): a panel opening below the fold is brought into view.
+    focus_form = False
+    if form.is_bound:
+        first = next((name for name in form.errors if name in form.fields), None)
+        focus_form = bool(form.errors) and first is None
+    else:
+        first = next((name for name in form.fields if name != "visibility"), None)
+        focus_form = first is None
+    if first is not None:
+        form.fields[first].widget.attrs["autofocus"] = True
     return ActionPanel(
         action=action,
         form=form,
@@ -72,7 +99,37 @@ def action_panel(action, form, campaign, character, *, in_panel: bool) -> Action
         in_panel=in_panel,
         probability_url=probability_url,
         shares=form.rows() if isinstance(form, ShareHourRestForm) else None,
+        focus_form=focus_form,
     )
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What an action (or an undo) did, shown in its slot, with an Undo for its changes."""
+
+    lines: tuple[str, ...]
+    slot: Slot
+    undo_url: str | None = None
+
+
+def action_result(campaign, entries, lines, slot: Slot) -> ActionResult:
+    """`entries`: what the service wrote; its changes are undone together, through the same
+    view and rules as the history's "undo the whole action"."""
+    changes = [e for e in entries if e.kind == EntryKind.CHANGE]
+    undo_url = None
+    if changes:
+        undo_url = reverse("action_undo", args=[campaign.pk, changes[-1].pk])
+    return ActionResult(tuple(lines), slot, undo_url)
+
+
+def undo_lines(entries) -> list[str]:
+    lines = [
+        _("Undone: %(n)s change(s) reverted, as new entries in the history.") % {"n": len(entries)}
+    ]
+    for entry in entries:
+        name = f"{entry.character_name} · " if entry.character_name else ""
+        lines.append(name + entry.shown_text)
+    return lines
 
 
 @dataclass(frozen=True)

@@ -71,9 +71,9 @@ def character_sheet(request, campaign_id, character_id):
     return player.sheet_response(request, membership, character)
 
 
-def _action_fragments(request, membership, result):
-    """An action's htmx answer: its explanation, and every part of the page it may have
-    changed (its cards, the clock and scene, the party bar, the log).
+def _action_fragments(request, membership, result, *, slot, lines, closed_panel=None):
+    """An action's (or an undo's) htmx answer: its result in `slot`, and every part of the
+    page it may have changed (its cards, the clock and scene, the party bar, the log).
 
     All of it is drawn from the campaign as it is after the commit: the membership's campaign
     was read before the service ran, and would show the clock and scene as they were.
@@ -84,8 +84,10 @@ def _action_fragments(request, membership, result):
     return {
         "campaign": campaign,
         "membership": membership,
-        "explanation": explanation(result.outcome),
+        "result": parts.action_result(campaign, result.entries, lines, slot),
+        "explanation": lines,
         "changed_characters": selectors.characters_for_cards(campaign).filter(pk__in=changed),
+        "closed_panel": closed_panel,
         "parts": shown,
         "log_entries": selectors.latest_entries(membership) if shown.log else [],
     }
@@ -127,7 +129,7 @@ def _run_action(request, membership, spec, character=None):
             except RuleError as error:
                 form.add_error(None, rule_message(error))
             else:
-                return _after_action(request, membership, result)
+                return _after_action(request, membership, result, character)
         return _action_form_response(request, context, status=400)
     return _action_form_response(request, context)
 
@@ -144,15 +146,24 @@ def _action_form_response(request, context, status=200):
     if request.htmx:
         response = render(request, "play/action_page.html#action-form", context, status=status)
         if status >= 400:
-            # Show the message where the form is, not in the result area.
+            # The message goes where the form is (the quick buttons have none: it opens),
+            # not where the result would have gone.
             response = reswap(retarget(response, f"#{panel.slot.panel_id}"), "innerHTML")
         return response
     return render(request, "play/action_page.html", context, status=status)
 
 
-def _after_action(request, membership, result):
+def _after_action(request, membership, result, character=None):
     if request.htmx:
-        context = _action_fragments(request, membership, result)
+        slot = parts.slot_for(character)
+        context = _action_fragments(
+            request,
+            membership,
+            result,
+            slot=slot,
+            lines=explanation(result.outcome),
+            closed_panel=slot,
+        )
         return render(request, "play/_action_result.html", context)
     for line in explanation(result.outcome):
         messages.info(request, line)
@@ -242,8 +253,8 @@ def campaign_detail(request, campaign_id):
 
 def _dashboard(request, membership):
     """The GM's dashboard; an htmx request aimed at one of its parts gets that part alone: the
-    live updates refetch the clock bar and the log, and closing a panel asks for the empty
-    slot it is at rest."""
+    live updates refetch the clock bar and the log, and closing a panel or a result asks for
+    the empty slot it is at rest."""
     campaign = membership.campaign
     target = request.htmx.target if request.htmx else None
     if target and parts.SLOT_ID.match(target):
@@ -266,13 +277,22 @@ def entry_undo(request, campaign_id, entry_id, whole_action=False):
     membership = get_gm_membership(request, campaign_id)
     entry = get_object_or_404(AuditEntry, pk=entry_id, campaign_id=membership.campaign_id)
     force = request.POST.get("force") == "1"
+    # Undone from a card's result (htmx), everything is answered in that result's place.
+    slot = parts.slot_named(request.htmx.target) if request.htmx else None
     context = {
         "campaign": membership.campaign,
         "membership": membership,
         "entry": entry,
         "whole_action": whole_action,
-        "back": reverse("history", args=[campaign_id]) + f"#entry-{entry.pk}",
+        "slot": slot,
+        "undo_url": reverse(
+            "action_undo" if whole_action else "entry_undo", args=[campaign_id, entry.pk]
+        ),
+        "back": reverse("campaign", args=[campaign_id])
+        if slot
+        else reverse("history", args=[campaign_id]) + f"#entry-{entry.pk}",
     }
+    template = "play/undo_conflict.html#conflict" if slot else "play/undo_conflict.html"
     try:
         result = services.entry_undo(
             campaign_id=membership.campaign_id,
@@ -284,10 +304,15 @@ def entry_undo(request, campaign_id, entry_id, whole_action=False):
     except services.UndoConflict as conflict:
         lang = current_language()
         context["problems"] = [getattr(p, lang) for p in conflict.problems]
-        return render(request, "play/undo_conflict.html", context, status=409)
+        return render(request, template, context, status=409)
     except RuleError as error:
         context["refusal"] = rule_message(error)
-        return render(request, "play/undo_conflict.html", context, status=400)
+        return render(request, template, context, status=400)
+    if slot:
+        context = _action_fragments(
+            request, membership, result, slot=slot, lines=parts.undo_lines(result.entries)
+        )
+        return render(request, "play/_action_result.html", context)
     messages.success(
         request,
         _("Undone: %(n)s change(s) reverted, as new entries in the history.")

@@ -52,7 +52,7 @@ def test_r10_damage_to_zero_shows_the_survie_roll_and_the_new_card_without_reloa
     card.locator("input[name=amount]").fill("13")
     card.get_by_role("button", name="Dégâts", exact=True).click()
 
-    explanation = page.locator("#action-result [data-testid=explanation]")
+    explanation = page.locator(f"#result-{pc.pk} [data-testid=explanation]")
     expect(explanation).to_contain_text("R3 · Isaure — 13 dégâts − 2 PA = 11 ; PV 11 → 0")
     expect(explanation).to_contain_text(
         "R10 · Isaure — Survie (VAI) : 15 (d20) + 1 (VAI) = 16 ≥ 10 → réussite"

@@ -1,6 +1,6 @@
 """What an action's htmx answer redraws (issue 16): every part of the page it changed, as a
-fresh render of that page shows it after the action, and only parts the page has; and the
-parts a page may refetch alone.
+fresh render of that page shows it after the action; the result in its slot with an Undo for
+its changes, undone in place; and the parts a page may refetch alone.
 """
 
 import re
@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from campaign.models import Campaign
+from journal.models import AuditEntry
 from play.actions import ACTIONS, PARTY_ACTIONS
 from tests.play.play import run
 from tests.play.test_actions import body, prepared
@@ -133,7 +134,30 @@ def test_a_character_action_after_the_clock_moved_elsewhere_redraws_the_new_time
 
 
 # ---------------------------------------------------------------------------------------------
-# Only the parts the page has
+# The result in its slot; only parts the page has
+
+
+def test_the_result_goes_beside_the_card_and_closes_its_panel(gm_client, world):
+    answer = act(gm_client, world, "damage")
+    content = answer.content.decode()
+    result = content[: content.index("hx-swap-oob")]
+    assert 'data-testid="explanation"' in result
+    change = AuditEntry.objects.filter(kind="change").latest("id")
+    undo = reverse("action_undo", args=[world.campaign.pk, change.pk])
+    assert f'hx-post="{undo}" hx-target="#result-{world.pc.pk}"' in result
+    assert f'<div id="panel-{world.pc.pk}" class="panel-slot" hx-swap-oob="true"></div>' in content
+    assert 'hx-swap-oob="innerHTML:.result-slot"' in content  # older results go
+
+
+def test_a_party_result_goes_under_the_party_bar(gm_client, world):
+    content = act(gm_client, world, "end_scene").content.decode()
+    assert 'hx-target="#result-party"' in content
+    assert '<div id="panel-party" class="panel-slot" hx-swap-oob="true"></div>' in content
+
+
+def test_a_roll_that_changes_nothing_offers_no_undo(gm_client, world):
+    content = act(gm_client, world, "check", dice="19").content.decode()
+    assert 'data-testid="undo"' not in content
 
 
 def test_on_a_sheet_the_answer_redraws_only_that_card(gm_client, world):
@@ -150,6 +174,63 @@ def test_on_a_sheet_the_answer_redraws_only_that_card(gm_client, world):
     assert re.search(rf'id="character-{world.pc.pk}"[^>]*hx-swap-oob', content)
     assert f'id="character-{world.other_pc.pk}"' not in content  # the healer: not on the sheet
     assert 'id="party-bar"' not in content and 'id="roll-log"' not in content
+    page = gm_client.get(sheet).content.decode()
+    assert f'id="result-{world.pc.pk}"' in page and f'id="panel-{world.pc.pk}"' in page
+
+
+# ---------------------------------------------------------------------------------------------
+# Undo from the card
+
+
+def _undo(gm_client, world, entry, target, **data):
+    url = reverse("action_undo", args=[world.campaign.pk, entry.pk])
+    return gm_client.post(url, data, **htmx_from(dashboard_url(world), target))
+
+
+def test_undo_from_the_card_answers_in_place_and_redraws_the_page(gm_client, world):
+    result = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
+    answer = _undo(gm_client, world, result.entries[-1], f"result-{world.pc.pk}")
+    assert answer.status_code == 200
+    content = answer.content.decode()
+    assert "Annulation de #" in content
+    assert f'hx-target="#result-{world.pc.pk}"' in content  # the undo can be undone
+    assert_redrawn_as_the_page_shows_it(gm_client, world, answer)
+    world.pc.refresh_from_db()
+    assert world.pc.pv == 11
+
+
+def test_undo_of_an_end_of_scene_brings_the_scene_back_on_the_bar(gm_client, world):
+    result = run(world.campaign, world.gm, "end_scene")
+    answer = _undo(gm_client, world, result.entries[-1], "result-party")
+    assert "scène 1" in part(answer.content.decode(), "party-bar")
+    assert_redrawn_as_the_page_shows_it(gm_client, world, answer)
+
+
+def test_an_undo_conflict_is_explained_in_place_and_can_be_forced(gm_client, world):
+    result = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
+    run(world.campaign, world.gm, "heal", {"amount": "1"}, character=world.pc)
+    entry = result.entries[-1]
+    before = AuditEntry.objects.count()
+    answer = _undo(gm_client, world, entry, f"result-{world.pc.pk}")
+    assert answer.status_code == 409
+    content = answer.content.decode()
+    assert "<html" not in content and 'data-testid="undo-conflict"' in content
+    url = reverse("action_undo", args=[world.campaign.pk, entry.pk])
+    assert f'hx-post="{url}" hx-target="#result-{world.pc.pk}"' in content
+    assert AuditEntry.objects.count() == before
+
+    answer = _undo(gm_client, world, entry, f"result-{world.pc.pk}", force="1")
+    assert answer.status_code == 200
+    world.pc.refresh_from_db()
+    assert world.pc.pv == 11
+
+
+def test_undo_from_the_history_is_unchanged(gm_client, world):
+    result = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
+    url = reverse("entry_undo", args=[world.campaign.pk, result.entries[-1].pk])
+    response = gm_client.post(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("history", args=[world.campaign.pk]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,6 +254,13 @@ def test_the_dashboard_answers_a_refetch_of_one_part_with_that_part(
     content = response.content.decode()
     assert content.strip().startswith("<section") and f'id="{target}"' in content
     assert same(part(content, target)) == same(part(gm_client.get(url).content.decode(), target))
+
+
+@pytest.mark.parametrize("target", ["panel-3", "result-party", "panel-party"])
+def test_closing_a_panel_or_a_result_gets_it_empty(gm_client, world, target):
+    url = dashboard_url(world)
+    response = gm_client.get(url, **htmx_from(url, target))
+    assert (response.status_code, response.content) == (200, b"")
 
 
 def test_a_player_always_gets_the_whole_page(player_client, world):
@@ -208,10 +296,3 @@ def test_a_form_posts_with_htmx_only_in_a_panel(gm_client, world):
     assert cancel in panel
     page = gm_client.get(url).content.decode()  # its own page: no panel, no result to target
     assert f'action="{url}"' in page and "hx-post" not in part(page, "main")
-
-
-@pytest.mark.parametrize("target", ["panel-3", "panel-party"])
-def test_closing_a_panel_gets_it_empty(gm_client, world, target):
-    url = dashboard_url(world)
-    response = gm_client.get(url, **htmx_from(url, target))
-    assert (response.status_code, response.content) == (200, b"")
