@@ -72,6 +72,46 @@ def test_the_new_scene_shows_on_the_gms_page_and_on_another_open_dashboard(
     second.close()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_late_refetch_of_the_clock_bar_does_not_put_an_older_time_back(
+    browser, live_server, console_errors, campaign, pc
+):
+    """The end of scene's live event refetches the bar; its answer, held back here, arrives
+    after the GM's next move of the clock has redrawn the bar: it is not swapped in (a refetch
+    replaces the element it was asked for, which the action's answer has replaced since)."""
+    login = ("gaelle_mj", "correct horse battery")
+    context, gm = _dashboard(browser, live_server.url, campaign.pk, *login, console_errors)
+    held = []
+
+    def hold(route):
+        if route.request.headers.get("hx-target") == "party-bar" and not held:
+            held.append((route, route.fetch()))  # the bar as it is now, answered later
+        else:
+            route.continue_()
+
+    gm.route(f"{live_server.url}/c/{campaign.pk}/", hold)
+    gm.locator("#party-bar").get_by_role("link", name="Terminer la scène").click()
+    gm.locator("#panel-party").get_by_role("button", name="Appliquer").click()
+    clock = gm.locator("[data-testid=clock]")
+    expect(clock).to_contain_text("scène 2")
+    for _ in range(LIVE_WAIT // 100):
+        if held:
+            break
+        gm.wait_for_timeout(100)
+    assert held, "the end of scene did not refetch the clock bar"
+
+    gm.locator("#party-bar").get_by_role("button", name="+1 h").click()
+    expect(clock).to_contain_text("09:00")
+    route, stale = held[0]
+    assert "08:00" in stale.text()
+    route.fulfill(response=stale)
+    gm.wait_for_timeout(500)
+    expect(clock).to_contain_text("09:00")
+    assert gm.evaluate(NO_RELOAD) == "still here"
+    assert console_errors.errors == []
+    context.close()
+
+
 def test_the_new_scene_reaches_a_dashboard_on_another_process_through_the_stream(
     browser,
     two_processes,  # noqa: F811
