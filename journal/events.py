@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 from django.db import connections, transaction
 
+from journal.models import AuditEntry
+
 logger = logging.getLogger(__name__)
 
 CHANNEL = "chroniqueur_live"
@@ -45,6 +47,9 @@ class Event:
     campaign_id: int
     character_ids: tuple[int, ...]
     log_id: int
+    # The batch changed the campaign itself (clock, scene, hour rests): no character id says so,
+    # and a GM's stream, which does not read the log at each event, would not know.
+    campaign_changed: bool = False
 
     def to_payload(self) -> str:
         data = {
@@ -52,6 +57,8 @@ class Event:
             "ch": list(self.character_ids),
             "l": self.log_id,
         }
+        if self.campaign_changed:
+            data["cc"] = 1
         payload = json.dumps(data, separators=(",", ":"))
         if len(payload) > 7000:  # NOTIFY's limit is 8000 bytes; streams re-read the ids anyway
             payload = json.dumps({**data, "ch": []}, separators=(",", ":"))
@@ -60,7 +67,12 @@ class Event:
     @classmethod
     def from_payload(cls, payload: str) -> Event:
         data = json.loads(payload)
-        return cls(int(data["c"]), tuple(int(i) for i in data["ch"]), int(data["l"]))
+        return cls(
+            int(data["c"]),
+            tuple(int(i) for i in data["ch"]),
+            int(data["l"]),
+            bool(data.get("cc")),
+        )
 
 
 class _Resync:
@@ -141,10 +153,17 @@ def _uses_notify(using: str = "default") -> bool:
     return connections[using].vendor == "postgresql"
 
 
+def _changes_campaign(log_id: int) -> bool:
+    """Whether the batch ending at `log_id` has entries of the campaign itself (one read by
+    the writer, rather than one per stream and event)."""
+    batch = AuditEntry.objects.filter(pk=log_id).values("batch")
+    return AuditEntry.objects.filter(batch__in=batch, character__isnull=True).exists()
+
+
 def publish(campaign_id: int, character_ids, log_id: int) -> None:
     """Announce the batch ending at entry `log_id`, written in the current transaction, for
     delivery once it commits. Call it inside the transaction (after commit works too)."""
-    event = Event(campaign_id, tuple(character_ids), log_id)
+    event = Event(campaign_id, tuple(character_ids), log_id, _changes_campaign(log_id))
     if _uses_notify():
         # Transactional: delivered at commit, dropped on rollback.
         with connections["default"].cursor() as cursor:

@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from campaign.models import Campaign, Visibility
+from journal.texts import in_language
 
 
 class AppendOnlyQuerySet(models.QuerySet):
@@ -104,6 +105,11 @@ class AuditEntry(models.Model):
 
     def text(self, language: str) -> str:
         return self.text_en if language == "en" else self.text_fr
+
+    @property
+    def shown_text(self) -> str:
+        """The sentence in the language of the page being rendered (templates do not choose)."""
+        return in_language(self.text_fr, self.text_en)
 
 
 # A play session also begins by itself after this much silence in the log.

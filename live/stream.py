@@ -6,6 +6,10 @@ Each event says which characters changed and at which log id:
     event: change
     data: {"characters": [3, 7], "log_id": 1234, "cards": [3]}
 
+`"campaign": true` is added when the batch changed the campaign itself (the clock, the scene,
+the hour rests) in entries this viewer may see: no character id says so, and a GM's dashboard
+redraws its clock bar from it.
+
 `cards` names the cards among them that the page said it shows (`?cards=3,9`) and that this
 viewer may see in full: their new HTML follows in a message of its own, as soon as it is
 rendered, so that rendering never delays the announcement:
@@ -91,12 +95,20 @@ class Change:
     log_id: int
     characters: tuple[int, ...]
     cards: tuple[int, ...] = ()  # those whose HTML follows (`CardsMessage`)
+    campaign: bool = False  # the campaign's own state changed (clock, scene, hour rests)
 
     def as_dict(self) -> dict:
         data = {"characters": list(self.characters), "log_id": self.log_id}
         if self.cards:
             data["cards"] = list(self.cards)
+        if self.campaign:
+            data["campaign"] = True
         return data
+
+    @property
+    def anything(self) -> bool:
+        """Whether this viewer is told of it at all."""
+        return bool(self.characters) or self.campaign
 
     @cached_property
     def sse(self) -> bytes:
@@ -193,10 +205,13 @@ def missed_changes(membership: Membership, after: int) -> tuple[list[Change], in
         .iterator(chunk_size=2000)
     )
     characters: dict = {}
+    of_campaign = set()  # batches with entries of the campaign itself
     for _, batch, character_id in rows:
         seen = characters.setdefault(batch, set())
         if character_id is not None:
             seen.add(character_id)
+        else:
+            of_campaign.add(batch)
     if not characters:
         return [], head
     # The batch's id is its last entry, visible or not: the same id the live event carries.
@@ -207,7 +222,9 @@ def missed_changes(membership: Membership, after: int) -> tuple[list[Change], in
         .values_list("batch", "last")
     )
     changes = [
-        Change(last_ids[batch], tuple(sorted(ids))) for batch, ids in characters.items() if ids
+        Change(last_ids[batch], tuple(sorted(ids)), campaign=batch in of_campaign)
+        for batch, ids in characters.items()
+        if ids or batch in of_campaign
     ]
     changes.sort(key=lambda c: c.log_id)
     return changes, head
@@ -225,23 +242,28 @@ def _visible_change(event: live.Event, user_id: int, shown: Shown):
     if membership is None:
         return None
     if sees_every_entry(membership) and event.character_ids:
-        # The event names every character of its batch: nothing more to read. (The GM's
-        # card permission does not look at the owner.)
+        # The event names every character of its batch, and whether the campaign changed:
+        # nothing more to read. (The GM's card permission does not look at the owner.)
         owners = dict.fromkeys(event.character_ids)
+        of_campaign = event.campaign_changed
     else:
         batch = AuditEntry.objects.filter(pk=event.log_id, campaign_id=event.campaign_id)
         owners = dict(
             visible_entries(membership)
-            .filter(batch__in=batch.values("batch"), character__isnull=False)
+            .filter(batch__in=batch.values("batch"))
             .values_list("character_id", "character__owner_id")
         )
+        # Entries of the campaign itself have no character: the viewer may see one of them.
+        of_campaign = None in owners
+        owners.pop(None, None)
     # can_see_full_sheet needs only the owner: an unsaved row carries it.
     cards = (
         pk
         for pk, owner_id in owners.items()
         if pk in shown.cards and can_see_full_sheet(membership, Character(owner_id=owner_id))
     )
-    return Change(event.log_id, tuple(sorted(owners)), tuple(sorted(cards))), membership
+    change = Change(event.log_id, tuple(sorted(owners)), tuple(sorted(cards)), of_campaign)
+    return change, membership
 
 
 def _cards_message(membership: Membership, change: Change, shown: Shown) -> CardsMessage:
@@ -353,7 +375,7 @@ async def change_stream(
                 return  # removed from the campaign: nothing more for them
             change, member = seen
             position = item.log_id
-            if change.characters:
+            if change.anything:
                 yield change.sse
             if change.cards:
                 message = await cards_message(item, user_id, shown, change, member)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.urls import reverse
 from django.utils.translation import get_language
 
 from campaign.models import Campaign
@@ -40,7 +39,6 @@ class Card:
     conditions: list[tuple[str, str]]
     illness: str
     vital: str
-    url: str  # the sheet's URL; the card's other links hang below it
     action_links = ACTION_LINKS
 
 
@@ -74,7 +72,6 @@ def card_for(character: Character, campaign: Campaign) -> Card:
         ],
         illness=illness,
         vital=engine_text.VITAL_TEXT[state.vital][lang],
-        url=reverse("character", args=[campaign.pk, character.pk]),
     )
 
 

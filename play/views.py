@@ -8,12 +8,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
 
+from campaign.models import Campaign
 from campaign.permissions import can_see_full_sheet, get_gm_membership, get_membership
 from characters.models import Character
 from characters.state import character_state, ruleset_for
 from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
-from play import player, selectors, services
+from play import parts, player, selectors, services
 from play.actions import ACTIONS, PARTY_ACTIONS, CheckForm
 from play.forms import CharacterForm
 from rules import engine
@@ -85,16 +86,25 @@ def character_sheet(request, campaign_id, character_id):
     return player.sheet_response(request, membership, character)
 
 
-def _action_fragments(membership, result):
-    """The pieces an action changes: the explanation, the cards it touched, the roll log."""
-    campaign = membership.campaign
-    rows = selectors.characters_for_cards(campaign).filter(pk__in=result.character_ids)
+def _action_fragments(request, membership, result, *, slot, lines, closed_panel=None):
+    """An action's (or an undo's) htmx answer: its result in `slot`, and every part of the
+    page it may have changed (its cards, the clock and scene, the party bar, the log).
+
+    All of it is drawn from the campaign as it is after the commit: the membership's campaign
+    was read before the service ran, and would show the clock and scene as they were.
+    """
+    campaign = Campaign.objects.get(pk=membership.campaign_id)
+    shown = parts.page_parts(request, campaign.pk)
+    changed = [pk for pk in result.character_ids if shown.shows_card(pk)]
     return {
         "campaign": campaign,
         "membership": membership,
-        "changed_characters": rows,
-        "log_entries": selectors.latest_entries(membership),
-        "explanation": explanation(result.outcome),
+        "result": parts.action_result(campaign, result.entries, lines, slot),
+        "explanation": lines,
+        "changed_characters": selectors.characters_for_cards(campaign).filter(pk__in=changed),
+        "closed_panel": closed_panel,
+        "parts": shown,
+        "log_entries": selectors.latest_entries(membership) if shown.log else [],
     }
 
 
@@ -129,26 +139,41 @@ def _run_action(request, membership, spec, character=None):
             except RuleError as error:
                 form.add_error(None, rule_message(error))
             else:
-                return _after_action(request, membership, result)
+                return _after_action(request, membership, result, character)
         return _action_form_response(request, context, status=400)
     return _action_form_response(request, context)
 
 
 def _action_form_response(request, context, status=200):
+    panel = parts.action_panel(
+        context["action"],
+        context["form"],
+        context["campaign"],
+        context["character"],
+        in_panel=bool(request.htmx),
+    )
+    context["panel"] = panel
     if request.htmx:
-        response = render(request, "play/_action_form.html", context, status=status)
+        response = render(request, "play/action_page.html#action-form", context, status=status)
         if status >= 400:
-            # Show the message where the form is, not in the result area.
-            character = context["character"]
-            panel = f"#panel-{character.pk}" if character is not None else "#panel-party"
-            response = reswap(retarget(response, panel), "innerHTML")
+            # The message goes where the form is (the quick buttons have none: it opens),
+            # not where the result would have gone.
+            response = reswap(retarget(response, f"#{panel.slot.panel_id}"), "innerHTML")
         return response
     return render(request, "play/action_page.html", context, status=status)
 
 
-def _after_action(request, membership, result):
+def _after_action(request, membership, result, character=None):
     if request.htmx:
-        context = _action_fragments(membership, result)
+        slot = parts.slot_for(character)
+        context = _action_fragments(
+            request,
+            membership,
+            result,
+            slot=slot,
+            lines=explanation(result.outcome),
+            closed_panel=slot,
+        )
         return render(request, "play/_action_result.html", context)
     for line in explanation(result.outcome):
         messages.info(request, line)
@@ -169,7 +194,7 @@ def character_card(request, campaign_id, character_id):
         raise PermissionDenied
     return render(
         request,
-        "play/card_fragment.html",
+        "play/dashboard.html#card",
         {"campaign": membership.campaign, "membership": membership, "character": character},
     )
 
@@ -185,9 +210,18 @@ def check_probability(request, campaign_id, character_id):
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
     form = CheckForm(request.GET, campaign=membership.campaign, character=character)
-    form.fields["visibility"].required = False
+    # The odds do not depend on who sees the roll or on dice typed in (half-typed, maybe).
+    del form.fields["visibility"]
+    del form.fields["dice"]
     if not form.is_valid():
-        return HttpResponse("—", content_type="text/plain", status=400)
+        # A form being typed in is not an error: a dash, and what is missing (a 4xx here
+        # would make htmx and the browser report a failure at every keystroke).
+        name, errors = next(iter(form.errors.items()))
+        hint = _("— (%(field)s: %(error)s)") % {
+            "field": form.fields[name].label if name in form.fields else name,
+            "error": errors[0],
+        }
+        return HttpResponse(hint, content_type="text/plain")
     probability = engine.success_probability(
         character_state(character, membership.campaign.stats),
         form.cleaned_data["stat"],
@@ -213,16 +247,7 @@ def campaign_detail(request, campaign_id):
     membership = get_membership(request, campaign_id)
     campaign = membership.campaign
     if membership.is_gm:
-        return render(
-            request,
-            "play/dashboard.html",
-            {
-                "campaign": campaign,
-                "membership": membership,
-                "characters": selectors.characters_for_cards(campaign),
-                "log_entries": selectors.latest_entries(membership),
-            },
-        )
+        return _dashboard(request, membership)
     rows = list(selectors.characters_for_cards(campaign))
     return render(
         request,
@@ -236,6 +261,24 @@ def campaign_detail(request, campaign_id):
     )
 
 
+def _dashboard(request, membership):
+    """The GM's dashboard; an htmx request aimed at one of its parts gets that part alone: the
+    live updates refetch the clock bar and the log, and closing a panel or a result asks for
+    the empty slot it is at rest."""
+    campaign = membership.campaign
+    target = request.htmx.target if request.htmx else None
+    if target and parts.SLOT_ID.match(target):
+        return HttpResponse("")
+    context = {"campaign": campaign, "membership": membership}
+    if target == parts.PARTY_BAR:
+        return render(request, "play/dashboard.html#party-bar", context)
+    context["log_entries"] = selectors.latest_entries(membership)
+    if target == parts.LOG:
+        return render(request, "play/dashboard.html#log", context)
+    context["characters"] = selectors.characters_for_cards(campaign)
+    return render(request, "play/dashboard.html", context)
+
+
 @login_required
 @require_POST
 def entry_undo(request, campaign_id, entry_id, whole_action=False):
@@ -244,13 +287,22 @@ def entry_undo(request, campaign_id, entry_id, whole_action=False):
     membership = get_gm_membership(request, campaign_id)
     entry = get_object_or_404(AuditEntry, pk=entry_id, campaign_id=membership.campaign_id)
     force = request.POST.get("force") == "1"
+    # Undone from a card's result (htmx), everything is answered in that result's place.
+    slot = parts.slot_named(request.htmx.target) if request.htmx else None
     context = {
         "campaign": membership.campaign,
         "membership": membership,
         "entry": entry,
         "whole_action": whole_action,
-        "back": reverse("history", args=[campaign_id]) + f"#entry-{entry.pk}",
+        "slot": slot,
+        "undo_url": reverse(
+            "action_undo" if whole_action else "entry_undo", args=[campaign_id, entry.pk]
+        ),
+        "back": reverse("campaign", args=[campaign_id])
+        if slot
+        else reverse("history", args=[campaign_id]) + f"#entry-{entry.pk}",
     }
+    template = "play/undo_conflict.html#conflict" if slot else "play/undo_conflict.html"
     try:
         result = services.entry_undo(
             campaign_id=membership.campaign_id,
@@ -262,10 +314,15 @@ def entry_undo(request, campaign_id, entry_id, whole_action=False):
     except services.UndoConflict as conflict:
         lang = current_language()
         context["problems"] = [getattr(p, lang) for p in conflict.problems]
-        return render(request, "play/undo_conflict.html", context, status=409)
+        return render(request, template, context, status=409)
     except RuleError as error:
         context["refusal"] = rule_message(error)
-        return render(request, "play/undo_conflict.html", context, status=400)
+        return render(request, template, context, status=400)
+    if slot:
+        context = _action_fragments(
+            request, membership, result, slot=slot, lines=parts.undo_lines(result.entries)
+        )
+        return render(request, "play/_action_result.html", context)
     messages.success(
         request,
         _("Undone: %(n)s change(s) reverted, as new entries in the history.")

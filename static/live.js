@@ -221,6 +221,25 @@
   function receive(id, data) {
     if (id) lastId = String(id);
     changed(data);
+    followCampaign(data); // issue 16, see below
+  }
+
+  // --- Campaign-level parts (issue 16) ------------------------------------------------------
+  // The GM's clock and scene bar (#party-bar) and the log (#roll-log) follow the campaign,
+  // not one character. An event with `campaign: true` (the clock, the scene or the hour rests
+  // changed: no character id says so) refetches the bar; an event newer than the entry the
+  // log shows (its data-log-id) refetches the log. The dashboard answers an htmx request
+  // aimed at either with that part alone (play/views.py, _dashboard).
+  function followCampaign(data) {
+    if (data.campaign) refetchPart("party-bar");
+    var log = document.getElementById("roll-log");
+    if (log && !(parseInt(log.dataset.logId || "0", 10) >= data.log_id)) refetchPart("roll-log");
+  }
+  function refetchPart(id) {
+    if (!document.getElementById(id)) return;
+    htmx.ajax("GET", window.location.pathname + window.location.search, {
+      target: "#" + id, select: "#" + id, swap: "outerHTML"
+    });
   }
 
   // --- The stream -------------------------------------------------------------------------

@@ -24,6 +24,14 @@ def db_state() -> dict[str, list[dict]]:
     }
 
 
+def first_template(response) -> str:
+    """The template a response rendered, a partial as "page.html#partial"."""
+    template = response.templates[0]
+    if template.origin is not None and template.name != template.origin.template_name:
+        return f"{template.origin.template_name}#{template.name}"
+    return template.name
+
+
 def assert_redirects_to_login(response, path: str) -> None:
     assert response.status_code == 302, response.status_code
     location = urlsplit(response["Location"])

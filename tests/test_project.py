@@ -52,11 +52,15 @@ def test_it_switches_to_english_and_back(request, campaign, who):
     english = "Log in" if who == "anon_client" else "Your campaigns"
     assert english in content
     assert _gettext(english, "fr") not in content
+    assert 'value="fr" class="link" lang="fr">Français</button>' in content
+    assert 'value="en"' not in content
 
     client.post(reverse("set_language"), {"language": "fr", "next": "/"})
     content = client.get(reverse("home")).content.decode()
     assert '<html lang="fr">' in content
     assert _gettext(english, "fr") in content
+    assert 'value="en" class="link" lang="en">English</button>' in content
+    assert 'value="fr"' not in content
 
 
 def test_it_ignores_an_unknown_language_and_a_foreign_next(anon_client, db):
@@ -151,3 +155,15 @@ def test_it_sets_secure_cookies_and_hsts_in_production():
     result = _manage("shell", "--no-imports", "-c", script, env=_production_env())
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True", "True", "True", "False"]
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_pages_load_htmx_without_the_debug_helper_that_swallows_4xx_answers(
+    anon_client, db, settings, debug
+):
+    """django-htmx's debug script replaced the whole page by any 400 (a refused action, whose
+    form htmx is configured to swap into its panel), leaving a bare, unstyled fragment."""
+    settings.DEBUG = debug
+    content = anon_client.get(reverse("home")).content.decode()
+    assert "django_htmx/htmx-2.min.js" in content
+    assert "django-htmx.js" not in content

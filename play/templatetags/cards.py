@@ -26,6 +26,12 @@ def game_time(value):
     return in_language(*game_time_text(value))
 
 
+@register.filter
+def modifier_label(modifier: dict) -> str:
+    """A logged roll modifier's label in the page's language (older entries have no English)."""
+    return in_language(modifier["label"], modifier.get("label_en") or modifier["label"])
+
+
 @register.simple_tag(takes_context=True)
 def render_card(context, character, oob=False):
     """The card of `character` (see card_html), with this request's CSRF token."""

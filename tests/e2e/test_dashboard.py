@@ -52,7 +52,7 @@ def test_r10_damage_to_zero_shows_the_survie_roll_and_the_new_card_without_reloa
     card.locator("input[name=amount]").fill("13")
     card.get_by_role("button", name="Dégâts", exact=True).click()
 
-    explanation = page.locator("#action-result [data-testid=explanation]")
+    explanation = page.locator(f"#result-{pc.pk} [data-testid=explanation]")
     expect(explanation).to_contain_text("R3 · Isaure — 13 dégâts − 2 PA = 11 ; PV 11 → 0")
     expect(explanation).to_contain_text(
         "R10 · Isaure — Survie (VAI) : 15 (d20) + 1 (VAI) = 16 ≥ 10 → réussite"
@@ -83,4 +83,44 @@ def test_a_refused_action_shows_its_message_in_the_cards_panel_without_reload(
     assert page.evaluate(NO_RELOAD) == "still here"
     page.screenshot(path=artifacts / "dashboard-refused-action.png", full_page=True)
     # The 400 is the answer the browser shows; nothing else may fail.
+    assert [e for e in console_errors.errors if "400" not in e] == []
+
+
+HTMX_ERRORS = """
+window.__htmx_errors = [];
+["htmx:error", "htmx:targetError", "htmx:oobErrorNoTarget", "htmx:swapError"].forEach(function (n) {
+  window.addEventListener(n, function () { window.__htmx_errors.push(n); }, true);
+});
+"""
+
+
+def test_an_action_panel_works_again_and_again_and_closes_after_success(
+    gm_page, pc, console_errors
+):
+    """The panel's links inherited the card's outerHTML swap: the first one replaced the panel
+    itself, so its form stayed open and every later link and message had no target."""
+    page = gm_page
+    page.add_init_script(HTMX_ERRORS)
+    page.reload()
+    page.evaluate(f"{NO_RELOAD} = 'still here'")
+    card = page.locator(f"#character-{pc.pk}")
+    panel = page.locator(f"#panel-{pc.pk}")
+    for stat in ("VAI", "ADR"):
+        card.get_by_role("link", name="Test", exact=True).click()
+        panel.locator("select[name=stat]").select_option(stat)
+        panel.locator("input[name=dice]").fill("12")
+        panel.get_by_role("button", name="Appliquer").click()
+        expect(panel).to_be_empty()
+        expect(page.locator("#roll-log")).to_contain_text(f"{stat} : 12 (d20)")
+
+    card.get_by_role("link", name="Chute", exact=True).click()
+    panel.locator("input[name=dice]").fill("abc")
+    panel.get_by_role("button", name="Appliquer").click()
+    expect(panel.locator(".errors").first).to_be_visible()  # the message, in the panel
+    panel.get_by_role("link", name="Annuler").click()
+    expect(panel).to_be_empty()
+    card.get_by_role("link", name="Ajouter un état", exact=True).click()
+    expect(panel.locator("select[name=kind]")).to_be_visible()
+    assert page.evaluate("window.__htmx_errors") == []
+    assert page.evaluate(NO_RELOAD) == "still here"
     assert [e for e in console_errors.errors if "400" not in e] == []

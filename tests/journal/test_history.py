@@ -322,6 +322,20 @@ def test_r5_a_roll_opens_to_its_full_breakdown(gm_client, world):
     assert "saisi" in item or "typed in" in item
 
 
+def test_the_history_speaks_the_viewers_language(gm_client, world):
+    data = {"stat": "VAI", "difficulty": "13", "modifier": "2"}
+    (roll,) = run(world.campaign, world.gm, "check", data, character=world.pc, typed=[11]).entries
+    url = reverse("history", args=[world.campaign.pk])
+    gm_client.cookies["django_language"] = "en"
+    content = gm_client.get(url).content.decode()
+    assert roll.text_en in content and roll.text_fr not in content
+    assert "<dt>GM</dt><dd>2</dd>" in content
+    gm_client.cookies["django_language"] = "fr"
+    content = gm_client.get(url).content.decode()
+    assert roll.text_fr in content and roll.text_en not in content
+    assert "<dt>MJ</dt><dd>2</dd>" in content
+
+
 # Exports
 
 

@@ -183,11 +183,44 @@ def test_a_stream_of_another_campaign_hears_nothing(world, gm):
 # Catch-up: Last-Event-ID / ?after=
 
 
+def test_a_change_of_the_campaign_itself_is_announced_as_such(world):
+    """The clock bar of every open dashboard follows the clock and the scene (issue 16): the
+    event says the campaign changed, live and when caught up on, for a GM and for a player
+    who may see the entry; a player is told nothing of a GM-only one."""
+
+    async def scenario():
+        gm = await open_stream(world.gm_membership)
+        player = await open_stream(world.player_membership)
+        scene = await sync_to_async(run)(world.campaign, world.gm, "end_scene", {})
+        for reader in (gm, player):
+            event = await reader.event()
+            assert event["id"] == scene.entries[-1].pk
+            assert event["data"] == {"characters": [], "log_id": event["id"], "campaign": True}
+        secret = await sync_to_async(run)(
+            world.campaign, world.gm, "clock", {"minutes": "10"}, visibility="gm"
+        )
+        assert (await gm.event())["data"]["campaign"] is True
+        await player.silence()
+        # A damage is no change of the campaign.
+        hurt = await adamage(world.campaign, world.gm, world.pc, 5)
+        assert "campaign" not in (await gm.event())["data"]
+        for reader in (gm, player):
+            await reader.close()
+        return scene, secret, hurt
+
+    play(scenario)
+    changes, _ = stream.missed_changes(world.gm_membership, 0)
+    assert [c.campaign for c in changes] == [True, True, False]
+    changes, _ = stream.missed_changes(world.player_membership, 0)
+    assert [c.campaign for c in changes] == [True, False]
+
+
 def test_a_stream_opened_with_an_older_id_gets_every_later_event_in_order_once(world):
     results = [damage(world.campaign, world.gm, c, 6) for c in (world.pc, world.other_pc)]
     results.append(run(world.campaign, world.gm, "heal", {"amount": "1"}, character=world.pc))
     results.append(run(world.campaign, world.gm, "end_scene", {}))
-    expected = [(r.entries[-1].pk, sorted(r.character_ids)) for r in results if r.character_ids]
+    # The end of scene names no character: it is sent for the campaign's own change.
+    expected = [(r.entries[-1].pk, sorted(r.character_ids)) for r in results]
 
     async def scenario():
         before_all = expected[0][0] - 1
@@ -663,6 +696,26 @@ def test_a_gms_view_of_an_event_is_its_own_ids_and_a_truncated_one_is_read(world
     assert (change.characters, change.cards) == ((world.pc.pk,), (world.pc.pk,))
     change, _ = stream._visible_change(whole, world.other_player.pk, shown)
     assert change.characters == ()  # STATE: another's PV is not theirs to know
+
+
+def test_the_event_says_whether_the_campaign_changed_and_a_gm_reads_nothing_more(world):
+    """A clock that runs the coma hours changes characters and the campaign in one batch."""
+    from tests.play.play import put
+
+    put(world.pc, pv=-2, vital="coma", next_coma_hour=world.campaign.clock)
+    result = run(world.campaign, world.gm, "clock", {"minutes": "60"}, typed=[15, 2])
+    event = live.Event(world.campaign.pk, tuple(result.character_ids), result.entries[-1].pk, True)
+    assert result.character_ids and live.Event.from_payload(event.to_payload()) == event
+    assert live._changes_campaign(result.entries[-1].pk) is True
+    shown = stream.Shown(cards=frozenset({world.pc.pk}))
+    with CaptureQueriesContext(connection) as queries:
+        change, _ = stream._visible_change(event, world.gm.pk, shown)
+    assert len(queries) == 1  # the membership: the flag comes with the event
+    assert change.campaign and change.characters == (world.pc.pk,)
+    change, _ = stream._visible_change(event, world.player.pk, shown)
+    assert change.campaign  # read from the log, through the visibility rule
+    damage_id = damage(world.campaign, world.gm, world.other_pc, 6).entries[-1].pk
+    assert live._changes_campaign(damage_id) is False
 
 
 def test_the_cards_of_a_batch_are_read_in_three_queries_however_many_changed(world):

@@ -1,0 +1,168 @@
+"""The dashboard's parts as htmx sees them: where an action's form posts and where its result
+and its panel go, and which parts of the page an answer may redraw.
+
+Templates lay these out; every decision (which action has a preview of its odds, which one a
+grid of shares, which page asked) is taken here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from django.urls import Resolver404, get_script_prefix, resolve, reverse
+from django.utils.translation import gettext as _
+
+from journal.models import EntryKind
+from play.actions import CheckForm, ShareHourRestForm
+
+# An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
+PARTY_BAR, LOG = "party-bar", "roll-log"
+SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party)$")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Beside a card (or under the party bar): a panel for an action's form, then a place for
+    its result. Their ids are stable, so htmx always finds them."""
+
+    key: str  # a character's id, or "party"
+
+    @property
+    def panel_id(self) -> str:
+        return f"panel-{self.key}"
+
+    @property
+    def result_id(self) -> str:
+        return f"result-{self.key}"
+
+
+PARTY = Slot("party")
+
+
+def slot_for(character) -> Slot:
+    return PARTY if character is None else Slot(str(character.pk))
+
+
+def slot_named(element_id: str | None) -> Slot | None:
+    """The slot of a result the page named (an undo's HX-Target), if it is one."""
+    if element_id and SLOT_ID.match(element_id) and element_id.startswith("result-"):
+        return Slot(element_id.removeprefix("result-"))
+    return None
+
+
+@dataclass(frozen=True)
+class ActionPanel:
+    """An action's form, in a panel of the dashboard (htmx) or as a page of its own."""
+
+    action: object  # play.actions.Action
+    form: object
+    character: object | None
+    url: str
+    cancel_url: str
+    slot: Slot
+    in_panel: bool
+    probability_url: str | None = None  # a test: its odds, updated as the form is typed in
+    shares: list | None = None  # the hour rest's shares: (character, PV field, Flux field)
+    focus_form: bool = False  # no field to focus (refused as a whole, or none to fill in)
+
+
+def action_panel(action, form, campaign, character, *, in_panel: bool) -> ActionPanel:
+    if character is None:
+        url = reverse("party_action", args=[campaign.pk, action.name])
+    else:
+        url = reverse("character_action", args=[campaign.pk, character.pk, action.name])
+    probability_url = None
+    if isinstance(form, CheckForm) and character is not None:
+        probability_url = reverse("check_probability", args=[campaign.pk, character.pk])
+    # A form sent back with errors takes the focus where the first one is: htmx focuses an
+    # autofocus element it swaps in, and the browser scrolls it into view if it is not.
+    # A form just opened, the same, on its first field to fill in (who sees the roll has a
+    # default): a panel opening below the fold is brought into view.
+    focus_form = False
+    if form.is_bound:
+        first = next((name for name in form.errors if name in form.fields), None)
+        focus_form = bool(form.errors) and first is None
+    else:
+        first = next((name for name in form.fields if name != "visibility"), None)
+        focus_form = first is None
+    if first is not None:
+        form.fields[first].widget.attrs["autofocus"] = True
+    return ActionPanel(
+        action=action,
+        form=form,
+        character=character,
+        url=url,
+        cancel_url=reverse("campaign", args=[campaign.pk]),
+        slot=slot_for(character),
+        in_panel=in_panel,
+        probability_url=probability_url,
+        shares=form.rows() if isinstance(form, ShareHourRestForm) else None,
+        focus_form=focus_form,
+    )
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What an action (or an undo) did, shown in its slot, with an Undo for its changes."""
+
+    lines: tuple[str, ...]
+    slot: Slot
+    undo_url: str | None = None
+
+
+def action_result(campaign, entries, lines, slot: Slot) -> ActionResult:
+    """`entries`: what the service wrote; its changes are undone together, through the same
+    view and rules as the history's "undo the whole action"."""
+    changes = [e for e in entries if e.kind == EntryKind.CHANGE]
+    undo_url = None
+    if changes:
+        undo_url = reverse("action_undo", args=[campaign.pk, changes[-1].pk])
+    return ActionResult(tuple(lines), slot, undo_url)
+
+
+def undo_lines(entries) -> list[str]:
+    lines = [
+        _("Undone: %(n)s change(s) reverted, as new entries in the history.") % {"n": len(entries)}
+    ]
+    for entry in entries:
+        name = f"{entry.character_name} · " if entry.character_name else ""
+        lines.append(name + entry.shown_text)
+    return lines
+
+
+@dataclass(frozen=True)
+class PageParts:
+    """The parts of the page an htmx request came from: an out-of-band swap whose target is
+    not on the page is an htmx error, so an answer redraws only these."""
+
+    party_bar: bool = False
+    log: bool = False
+    all_cards: bool = False
+    cards: frozenset[int] = field(default_factory=frozenset)
+
+    def shows_card(self, pk: int) -> bool:
+        return self.all_cards or pk in self.cards
+
+
+DASHBOARD = PageParts(party_bar=True, log=True, all_cards=True)
+
+
+def page_parts(request, campaign_id: int) -> PageParts:
+    """The GM's dashboard shows every part; a character's sheet shows that card alone."""
+    path = urlsplit(request.htmx.current_url or "").path
+    prefix = get_script_prefix()
+    if path.startswith(prefix):
+        path = "/" + path.removeprefix(prefix)
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return PageParts()
+    if match.kwargs.get("campaign_id") != campaign_id:
+        return PageParts()
+    if match.url_name == "campaign":
+        return DASHBOARD
+    if match.url_name == "character":
+        return PageParts(cards=frozenset({match.kwargs["character_id"]}))
+    return PageParts()
