@@ -158,7 +158,7 @@ def outsider_client(outsider):
 
 @pytest.fixture
 def world(campaign, gm, player, other_player, outsider, pc, other_pc, npc, invitation):
-    """Everything the route tables need to build a URL and a valid POST body."""
+    """The people and things tests/test_permissions.py's table builds its URLs and bodies from."""
     memberships = {m.user_id: m for m in campaign.memberships.all()}
     return SimpleNamespace(
         campaign=campaign,

@@ -1,8 +1,5 @@
 """Assertions shared by the test modules."""
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 from django.apps import apps
@@ -48,34 +45,6 @@ def assert_form_error(response, field: str, form_key: str = "form") -> None:
     content = response.content.decode()
     for message in errors:
         assert escape(message) in content, message
-
-
-@dataclass(frozen=True)
-class Route:
-    """How to call one URL: its methods, its URL and a body a GM's request would succeed with."""
-
-    methods: tuple[str, ...]
-    url: Callable[[SimpleNamespace], str]
-    data: Callable[[SimpleNamespace], dict] = lambda world: {}
-    gm_only: bool = True
-    query: Callable[[SimpleNamespace], dict] = lambda world: {}
-
-
-def route_params(routes: dict[str, Route], only=None) -> list[tuple[str, str]]:
-    return [
-        (name, method)
-        for name, route in routes.items()
-        if only is None or only(route)
-        for method in route.methods
-    ]
-
-
-def call(client, routes: dict[str, Route], name: str, method: str, world):
-    route = routes[name]
-    url = route.url(world)
-    if method == "get":
-        return url, client.get(url, route.query(world))
-    return url, client.post(url, route.data(world))
 
 
 def character_data(campaign, **overrides) -> dict:

@@ -1,4 +1,7 @@
-"""Project-wide behaviour: health check, languages, production settings, CSP (config/)."""
+"""Project-wide behaviour: languages, production settings, CSP (config/).
+
+The health check's answer, to anyone, is tests/test_permissions.py's.
+"""
 
 import os
 import re
@@ -13,17 +16,6 @@ from django.urls import reverse
 from django.utils import translation
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-# Routes of config/urls.py itself (admin: see test_admin.py).
-ROUTES = ("healthz", "set_language")
-
-
-@pytest.mark.parametrize("who", ["anon_client", "outsider_client", "gm_client"])
-def test_it_answers_the_health_check_for_anyone(request, db, who):
-    response = request.getfixturevalue(who).get(reverse("healthz"))
-    assert response.status_code == 200
-    assert response["Content-Type"] == "text/plain"
-    assert response.content == b"ok"
 
 
 def _gettext(message, language):

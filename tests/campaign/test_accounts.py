@@ -1,92 +1,14 @@
-"""Accounts (campaign/account_urls.py): who gets what, and sign up, log in, out, reset."""
+"""Accounts (campaign/account_urls.py): sign up, log in, out, reset and change a password.
+
+Who gets what on each of these pages is tests/test_permissions.py's table.
+"""
 
 import re
 
-import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from tests.helpers import assert_redirects_to_login, db_state
-
-LOGIN_REQUIRED = "login required"
-
-# Route -> (URL, what an anonymous visitor gets, what a logged-in person gets), for a GET.
-# An int is a status with that template; "home" a redirect there; LOGIN_REQUIRED a redirect
-# to the login page.
-ROUTES = {
-    "signup": ("/accounts/signup/", (200, "registration/signup.html"), "home"),
-    "login": (
-        "/accounts/login/",
-        (200, "registration/login.html"),
-        (200, "registration/login.html"),
-    ),
-    "logout": ("/accounts/logout/", (405, None), (405, None)),
-    "password_change": (
-        "/accounts/password_change/",
-        LOGIN_REQUIRED,
-        (200, "registration/password_change_form.html"),
-    ),
-    "password_change_done": (
-        "/accounts/password_change/done/",
-        LOGIN_REQUIRED,
-        (200, "registration/password_change_done.html"),
-    ),
-    "password_reset": (
-        "/accounts/password_reset/",
-        (200, "registration/password_reset_form.html"),
-        (200, "registration/password_reset_form.html"),
-    ),
-    "password_reset_done": (
-        "/accounts/password_reset/done/",
-        (200, "registration/password_reset_done.html"),
-        (200, "registration/password_reset_done.html"),
-    ),
-    "password_reset_confirm": (
-        "/accounts/reset/Mg/not-a-token/",
-        (200, "registration/password_reset_confirm.html"),
-        (200, "registration/password_reset_confirm.html"),
-    ),
-    "password_reset_complete": (
-        "/accounts/reset/done/",
-        (200, "registration/password_reset_complete.html"),
-        (200, "registration/password_reset_complete.html"),
-    ),
-}
-
-
-def _check(response, url, expected):
-    if expected == LOGIN_REQUIRED:
-        assert_redirects_to_login(response, url)
-    elif expected == "home":
-        assert response.status_code == 302
-        assert response["Location"] == reverse("home")
-    else:
-        status, template = expected
-        assert response.status_code == status
-        if template:
-            assert template in [t.name for t in response.templates]
-
-
-@pytest.mark.parametrize("name", ROUTES)
-def test_it_routes_reverse_to_the_tested_urls(name):
-    url = ROUTES[name][0]
-    if name == "password_reset_confirm":
-        assert reverse(name, args=["Mg", "not-a-token"]) == url
-    else:
-        assert reverse(name) == url
-
-
-@pytest.mark.parametrize("name", ROUTES)
-def test_it_serves_account_pages_to_anonymous(anon_client, db, name):
-    url, expected, _ = ROUTES[name]
-    _check(anon_client.get(url), url, expected)
-
-
-@pytest.mark.parametrize("who", ["outsider_client", "player_client", "gm_client"])
-@pytest.mark.parametrize("name", ROUTES)
-def test_it_serves_account_pages_to_logged_in_people(request, campaign, who, name):
-    url, _, expected = ROUTES[name]
-    _check(request.getfixturevalue(who).get(url), url, expected)
+from tests.helpers import db_state
 
 
 def test_it_says_a_bad_reset_link_is_invalid(anon_client, db):

@@ -1,4 +1,7 @@
-"""The URLs outside any one campaign: home, creating a campaign, joining through a link."""
+"""The URLs outside any one campaign: home, creating a campaign, joining through a link.
+
+Who may use each of them at all is tests/test_permissions.py's table.
+"""
 
 from datetime import timedelta
 
@@ -7,9 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from campaign.models import Campaign, Invitation, Membership, Role
-from tests.helpers import assert_form_error, assert_redirects_to_login, db_state
-
-ROUTES = ("home", "campaign_create", "join")
+from tests.helpers import assert_form_error, db_state
 
 
 def test_it_welcomes_anonymous_visitors_on_home(anon_client, campaign):
@@ -38,13 +39,6 @@ def test_it_shows_the_gm_their_role_on_home(gm_client, campaign):
     assert str(Role.GM.label) in response.content.decode()
 
 
-def test_it_redirects_anonymous_who_create_a_campaign(anon_client, db):
-    for method in (anon_client.get, anon_client.post):
-        response = method(reverse("campaign_create"), {"name": "Sans compte"})
-        assert_redirects_to_login(response, reverse("campaign_create"))
-    assert not Campaign.objects.exists()
-
-
 def test_it_creates_a_campaign_whose_creator_is_gm(outsider_client, outsider):
     response = outsider_client.post(reverse("campaign_create"), {"name": "Les Marais"})
     campaign = Campaign.objects.get(name="Les Marais")
@@ -54,10 +48,6 @@ def test_it_creates_a_campaign_whose_creator_is_gm(outsider_client, outsider):
     assert (membership.user, membership.role) == (outsider, Role.GM)
     assert campaign.stats == ["ADR", "PUI", "INS", "PRE", "VAI", "SAV", "ESP"]
     assert campaign.default_difficulty == 10
-
-
-def test_it_only_creates_campaigns_by_post(gm_client, db):
-    assert gm_client.get(reverse("campaign_create")).status_code == 405
 
 
 @pytest.mark.parametrize("name", ["", "x" * 500])

@@ -1,5 +1,9 @@
-"""The campaign history: permissions, filters, keyset pages, sessions and game days, roll
-breakdowns, exports and session recaps."""
+"""The campaign history: filters, keyset pages, sessions and game days, roll breakdowns,
+exports and session recaps.
+
+Who may read the history and who may open a session or undo (the GM) is
+tests/test_permissions.py's table.
+"""
 
 import csv
 import io
@@ -15,87 +19,15 @@ from campaign.models import Membership
 from journal import audit
 from journal.models import AuditEntry, PlaySession
 from journal.selectors import filtered_entries, group_entries, keyset_page
-from tests.helpers import Route, assert_redirects_to_login, call, db_state, route_params
 from tests.play.play import T0, run
 
 
 @pytest.fixture
 def world(world):
     """The shared world with one action in the log (and so its play session)."""
-    result = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
-    world.entry = result.entries[0]
+    run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
     world.session = PlaySession.objects.get(campaign=world.campaign)
     return world
-
-
-ROUTES = {
-    "history": Route(("get",), lambda w: reverse("history", args=[w.campaign.pk]), gm_only=False),
-    "history_export": Route(
-        ("get",), lambda w: reverse("history_export", args=[w.campaign.pk, "csv"]), gm_only=False
-    ),
-    "session_recap": Route(
-        ("get",),
-        lambda w: reverse("session_recap", args=[w.campaign.pk, w.session.pk]),
-        gm_only=False,
-    ),
-    "session_start": Route(("post",), lambda w: reverse("session_start", args=[w.campaign.pk])),
-    "entry_undo": Route(
-        ("post",), lambda w: reverse("entry_undo", args=[w.campaign.pk, w.entry.pk])
-    ),
-    "action_undo": Route(
-        ("post",), lambda w: reverse("action_undo", args=[w.campaign.pk, w.entry.pk])
-    ),
-}
-
-
-@pytest.mark.parametrize(("name", "method"), route_params(ROUTES))
-def test_it_redirects_anonymous_to_login(anon_client, world, name, method):
-    before = db_state()
-    url, response = call(anon_client, ROUTES, name, method, world)
-    assert_redirects_to_login(response, url)
-    assert db_state() == before
-
-
-@pytest.mark.parametrize(("name", "method"), route_params(ROUTES))
-def test_it_returns_404_to_outsider(outsider_client, world, name, method):
-    before = db_state()
-    _url, response = call(outsider_client, ROUTES, name, method, world)
-    assert response.status_code == 404
-    assert (
-        world.campaign.name
-        not in b"".join(getattr(response, "streaming_content", [response.content])).decode()
-    )
-    assert db_state() == before
-
-
-@pytest.mark.parametrize("who", ["player_client", "other_player_client"])
-@pytest.mark.parametrize(("name", "method"), route_params(ROUTES, lambda r: r.gm_only))
-def test_it_returns_403_to_players_on_gm_actions(request, world, who, name, method):
-    client = request.getfixturevalue(who)
-    before = db_state()
-    _url, response = call(client, ROUTES, name, method, world)
-    assert response.status_code == 403
-    assert db_state() == before
-
-
-@pytest.mark.parametrize(("name", "method"), route_params(ROUTES, lambda r: not r.gm_only))
-def test_it_shows_players_the_history(player_client, world, name, method):
-    before = db_state()
-    _url, response = call(player_client, ROUTES, name, method, world)
-    assert response.status_code == 200
-    assert db_state() == before
-
-
-@pytest.mark.parametrize(("name", "method"), route_params(ROUTES))
-def test_it_lets_the_gm_in(gm_client, world, name, method):
-    before = db_state()
-    _url, response = call(gm_client, ROUTES, name, method, world)
-    if method == "get":
-        assert response.status_code == 200
-        assert db_state() == before
-    else:
-        assert response.status_code == 302
-        assert db_state() != before
 
 
 def test_a_gm_opens_a_play_session(gm_client, world):

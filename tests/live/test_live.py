@@ -33,8 +33,6 @@ POSTGRES_ONLY = pytest.mark.skipif(
     reason="LISTEN/NOTIFY and pg_terminate_backend are PostgreSQL's; SQLite runs the "
     "in-process broadcaster, tested by the other tests here",
 )
-# The routes whose permissions this module tests (tests/test_urls.py).
-ROUTES = ("campaign_events", "campaign_events_poll")
 WAIT = 10.0  # seconds an expected event may take (the listener may be reconnecting)
 QUIET = 0.6  # seconds of silence that count as "nothing was sent"
 
@@ -755,19 +753,6 @@ def test_the_stream_view_sends_sse_headers_and_honours_last_event_id(world):
         assert (await reader.event())["id"] == later.entries[-1].pk
         await reader.silence()
         await reader.close()
-
-    play(scenario)
-
-
-def test_the_stream_view_is_a_404_for_outsiders_and_anonymous_visitors(world):
-    url = f"/c/{world.campaign.pk}/events/"
-
-    async def scenario():
-        anonymous = AsyncClient()
-        assert (await anonymous.get(url)).status_code == 404
-        outsider = AsyncClient()
-        await outsider.aforce_login(world.outsider)
-        assert (await outsider.get(url)).status_code == 404
 
     play(scenario)
 
