@@ -388,6 +388,13 @@ def _shown(request) -> Shown:
     )
 
 
+def holds_streams(request) -> bool:
+    """Whether this server can keep streams open: under ASGI an idle stream holds no thread; a
+    WSGI server would hold one per stream, forever. Pages served otherwise poll from the start
+    (live_tags.live_stream_url)."""
+    return isinstance(request, ASGIRequest)
+
+
 @require_GET
 async def events(request, campaign_id: int):
     user = await request.auser()
@@ -403,9 +410,9 @@ async def events(request, campaign_id: int):
     await sync_to_async(connections.close_all)()
     if membership is None:
         raise Http404
-    if not isinstance(request, ASGIRequest):
-        # A WSGI server would hold a thread per stream forever: tell EventSource to stop (204
-        # ends it for good); the page falls back to polling.
+    if not holds_streams(request):
+        # A page of this server does not ask (it polls); anything else is told to stop (204
+        # ends an EventSource for good).
         return HttpResponse(status=204)
     stream = change_stream(
         membership,

@@ -294,7 +294,7 @@
     }
   });
 
-  if (window.EventSource) {
+  if (root.dataset.stream && window.EventSource) {
     connect();
   } else {
     startPolling();

@@ -751,3 +751,17 @@ def test_pages_with_cards_render_where_the_stream_starts(world, gm_client, playe
     assert 'src="/static/live.js"' in page
     sheet = player_client.get(f"/c/{world.campaign.pk}/characters/{world.pc.pk}/")
     assert f'data-after="{result.entries[-1].pk}"' in sheet.content.decode()
+
+
+def test_a_page_asks_for_the_stream_only_from_a_server_that_holds_streams(world, gm_client):
+    """Under WSGI (the test client, runserver) the stream would be refused: the page polls."""
+    url = f"/c/{world.campaign.pk}/"
+    assert 'data-stream=""' in gm_client.get(url).content.decode()
+
+    async def scenario():
+        client = AsyncClient()  # ASGI, as uvicorn serves it
+        await client.aforce_login(world.gm)
+        page = (await client.get(url)).content.decode()
+        assert f'data-stream="/c/{world.campaign.pk}/events/"' in page
+
+    play(scenario)
