@@ -20,7 +20,9 @@ def live_log_id(membership) -> int:
 @register.simple_tag(takes_context=True)
 def live_stream_url(context, campaign) -> str:
     """The campaign's stream, or "" when this server does not hold streams (WSGI): the page
-    then polls from the start rather than ask for a stream it would be refused (204)."""
+    then polls from the start. Asked anyway, the stream would answer 204, which htmx's SSE
+    extension does not take to mean "stop": it would ask again and again (every 64 s at
+    last), logging an error each time."""
     if not holds_streams(context.get("request")):
         return ""
     return reverse("campaign_events", args=[campaign.pk])
