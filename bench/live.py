@@ -13,7 +13,7 @@ measure, from the start of the POST:
   (a) each client receiving the `change` event (every N);
   (b) each client having its card up to date (N = 1 and 50): when the event announced the
       card (`"cards": [<id>]`), the moment the `cards` message that follows brought its HTML
-      (holding `id="character-<id>"` and a `data-version="`); otherwise the moment it had
+      (its data holding `id="character-<id>"` and a `data-version="`); otherwise the moment it had
       refetched `…/card/` on its own keep-alive connection, as static/live.js does. How many
       samples came from pushed cards and how many from refetches is printed.
 At N = 50 a second set of rounds runs with fresh clients connected without `cards=` (the
@@ -151,14 +151,9 @@ def announced(data: str, character_id: int) -> bool:
     return character_id in (json.loads(data).get("cards") or [])
 
 
-def pushed_card(data: str, character_id: int) -> tuple[int, str] | None:
-    """(log id, the card's new HTML) from a `cards` message that carries it, else None."""
-    message = json.loads(data)
-    card = (message.get("cards") or {}).get(str(character_id))
-    if not isinstance(card, str):
-        return None
-    whole = f'id="character-{character_id}"' in card and 'data-version="' in card
-    return (message["log_id"], card) if whole else None
+def pushed_card(data: str, character_id: int) -> bool:
+    """Whether a `cards` message (the cards' HTML, as htmx swaps it) carries this card whole."""
+    return f'id="character-{character_id}"' in data and 'data-version="' in data
 
 
 class Client:
@@ -179,6 +174,7 @@ class Client:
         self.updated: dict[int, float] = {}  # log id -> when the card was up to date
         self.pushed: set[int] = set()  # log ids whose card came in the stream
         self.awaiting: set[int] = set()  # log ids whose card the stream announced
+        self.last_change = None  # a `cards` message completes the change just before it
         self.unasked = 0  # events carrying a card although this client did not ask for one
         self.waiters: dict[int, asyncio.Future] = {}
         self.pending: set[asyncio.Task] = set()
@@ -226,9 +222,8 @@ class Client:
             if "live" in event["comments"]:
                 self.live = True
             if event["event"] == "cards" and self.refetch:
-                pushed = pushed_card(event["data"], self.character_id)
-                if pushed is not None and pushed[0] in self.awaiting:
-                    log_id = pushed[0]
+                log_id = self.last_change
+                if log_id in self.awaiting and pushed_card(event["data"], self.character_id):
                     self.awaiting.discard(log_id)
                     self.pushed.add(log_id)
                     self.updated[log_id] = now
@@ -236,7 +231,7 @@ class Client:
                 continue
             if event["event"] != "change" or event["id"] is None:
                 continue
-            log_id = int(event["id"])
+            log_id = self.last_change = int(event["id"])
             if log_id in self.received:
                 continue
             self.received[log_id] = now

@@ -12,10 +12,17 @@ redraws its clock bar from it.
 
 `cards` names the cards among them that the page said it shows (`?cards=3,9`) and that this
 viewer may see in full: their new HTML follows in a message of its own, as soon as it is
-rendered, so that rendering never delays the announcement:
+rendered, so that rendering never delays the announcement. It belongs to the change just
+before it on the stream (it has no `id:` of its own: a stream's position moves only with the
+changes it announces). Its data is the cards' HTML, one `data:` line per line, each card marked
+for an out-of-band swap, so that htmx's SSE extension swaps it as it is (`sse-swap="cards"`
+in templates/live/_live.html; static/live.js holds back a card the page has already, or
+one under an action in flight):
 
     event: cards
-    data: {"log_id": 1234, "cards": {"3": "<article id=\"character-3\" …"}}
+    data: <article class="card …" id="character-3" data-version="8" … hx-swap-oob="true"
+    data:   hx-get="…">
+    …
 
 That HTML is what the card's own URL would return to this viewer (the same permission check,
 with the membership re-read at the event, and the same cached HTML: play/cards.py). A
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
 import weakref
@@ -76,6 +84,7 @@ HEARTBEAT = 15.0  # seconds between comment lines, so proxies and phones keep th
 RETRY_MS = 2000  # how long EventSource waits before reconnecting
 MAX_CARDS = 1000  # card ids a page may name
 RETRY_DELAYS = (0.05, 0.25)  # seconds before a failed read is tried again
+LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what ends a line of an event stream
 
 
 @dataclass(frozen=True)
@@ -119,21 +128,22 @@ class Change:
 
 @dataclass(frozen=True)
 class CardsMessage:
-    """The new HTML of the cards a change announced, with CSRF_PLACEHOLDER where each stream
-    puts its own token. Serialised once, whatever the number of streams it goes to."""
+    """The new HTML of the cards a change announced, marked for an out-of-band swap, with
+    CSRF_PLACEHOLDER where each stream puts its own token. Serialised once, whatever the number
+    of streams it goes to."""
 
     log_id: int
     html: dict[int, str]
 
     @cached_property
-    def data(self) -> str:
-        cards = {str(pk): html for pk, html in self.html.items()}
-        # The placeholder is plain ASCII: JSON keeps it as it is.
-        return json.dumps({"log_id": self.log_id, "cards": cards}, separators=(",", ":"))
+    def body(self) -> str:
+        # SSE ends a line at CR, LF or CRLF (a name typed in a textarea brings CRLF): each line
+        # of the HTML gets its own `data:` field. HTML parsing reads CR as LF: nothing is lost.
+        lines = LINE_BREAK.split("\n".join(html.strip() for html in self.html.values()))
+        return "event: cards\n" + "".join(f"data: {line}\n" for line in lines) + "\n"
 
     def sse(self, token_input: str) -> bytes:
-        data = self.data.replace(CSRF_PLACEHOLDER, json.dumps(token_input)[1:-1])
-        return f"event: cards\ndata: {data}\n\n".encode()
+        return self.body.replace(CSRF_PLACEHOLDER, token_input).encode()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,7 +284,9 @@ def _cards_message(membership: Membership, change: Change, shown: Shown) -> Card
     set_script_prefix(shown.script_prefix)  # the cards' links, as the page has them
     with translation.override(shown.language):
         html = {
-            character.pk: card_html(character, campaign=membership.campaign, membership=membership)
+            character.pk: card_html(
+                character, campaign=membership.campaign, membership=membership, oob=True
+            )
             for character in rows
         }
     return CardsMessage(change.log_id, html)
@@ -410,6 +422,13 @@ def _shown(request) -> Shown:
     )
 
 
+def holds_streams(request) -> bool:
+    """Whether this server can keep streams open: under ASGI an idle stream holds no thread; a
+    WSGI server would hold one per stream, forever. Pages served otherwise poll from the start
+    (live_tags.live_stream_url)."""
+    return isinstance(request, ASGIRequest)
+
+
 @require_GET
 async def events(request, campaign_id: int):
     user = await request.auser()
@@ -425,9 +444,9 @@ async def events(request, campaign_id: int):
     await sync_to_async(connections.close_all)()
     if membership is None:
         raise Http404
-    if not isinstance(request, ASGIRequest):
-        # A WSGI server would hold a thread per stream forever: tell EventSource to stop (204
-        # ends it for good); the page falls back to polling.
+    if not holds_streams(request):
+        # A page of this server does not ask (it polls); anything else is told to stop (204
+        # ends an EventSource for good).
         return HttpResponse(status=204)
     stream = change_stream(
         membership,

@@ -1,29 +1,32 @@
-// Live updates (campaign/stream.py): every card on the page follows its character.
-// The stream names the characters that changed, and which of the cards this page said it
-// shows it will bring right after, rendered for this viewer as the card's own URL would.
-// Anything else (a party row, a change caught up on after a reconnection, a card whose HTML
-// does not come) refetches its own partial through htmx, so what a viewer sees always goes
-// through their permissions.
+// Live updates (live/stream.py): every card on the page follows its character.
+// The stream names the characters that changed (`change`), then brings the new HTML of the
+// cards this page shows, rendered for this viewer as the card's own URL would (`cards`).
+// htmx's SSE extension holds the stream (#live-stream, templates/live/_live.html): it opens
+// the EventSource, opens another when the browser gives up on one, and swaps the pushed cards
+// out of band. Here is only what it cannot do: the page's position and cards in the stream's
+// address; waiting for the announced cards and refetching everything else (a party row, a
+// change caught up on, a card whose HTML does not come) through the viewer's permissions;
+// no older card, no lost typing, no swap under an action in flight; the indicator, polling,
+// the highlight and its announcement.
 (function () {
   "use strict";
   var root = document.getElementById("live");
-  if (!root || !window.htmx) return;
+  var stream = document.getElementById("live-stream");
+  if (!root || !stream || !window.htmx) return;
   // Only pages that show characters follow them.
   if (!document.querySelector("[id^='character-'], [id^='party-']")) return;
 
   var FAILURES_BEFORE_POLLING = 4;
   var POLL_EVERY_MS = 4000;
-  var RETRY_STREAM_EVERY_MS = 30000;
   var HIGHLIGHT_MS = 2500;
   var CARD_WAIT_MS = 3000; // how long an announced card may take before it is refetched
 
   var lastId = root.dataset.after || "";
   var failures = 0;
-  var source = null;
   var pollTimer = null;
-  var retryTimer = null;
-  var pending = {}; // character id -> true while its refetch, started by an event, is on its way
+  var pending = {}; // character id -> true while its update, started by an event, is on its way
   var coming = {}; // character id -> the timer that refetches it if its announced HTML is late
+  var pushing = false; // htmx is swapping the stream's `cards` message
   var text = root.querySelector("[data-live-text]");
   var announcer = document.getElementById("live-announcer");
 
@@ -38,12 +41,17 @@
     return v === null || v === undefined || v === "" ? null : parseInt(v, 10);
   }
 
+  function cardId(el) {
+    var match = el && el.id && /^character-(\d+)$/.exec(el.id);
+    return match ? match[1] : null;
+  }
+
   // The cards whose new HTML the stream may bring: those with a partial of their own.
   function shownCards() {
     var ids = [];
     document.querySelectorAll("[id^='character-'][hx-get]").forEach(function (card) {
-      var match = /^character-(\d+)$/.exec(card.id);
-      if (match) ids.push(match[1]);
+      var id = cardId(card);
+      if (id) ids.push(id);
     });
     return ids.join(",");
   }
@@ -60,37 +68,6 @@
       coming[id] = window.setTimeout(function () { delete coming[id]; refresh(id); }, CARD_WAIT_MS);
       if (document.getElementById("party-" + id)) refetchFromPage("party-" + id);
     });
-  }
-
-  // The announced cards' HTML.
-  function arrived(data) {
-    Object.keys(data.cards || {}).forEach(function (key) {
-      var id = parseInt(key, 10);
-      window.clearTimeout(coming[id]);
-      delete coming[id];
-      if (!place(id, data.cards[key])) refresh(id);
-    });
-  }
-
-  // A card's new HTML from the stream, with the same care as a refetched one (below). False
-  // when it does not fit this page: the card is then refetched.
-  function place(id, html) {
-    var card = document.getElementById("character-" + id);
-    if (!card) return false;
-    var tpl = document.createElement("template");
-    tpl.innerHTML = html;
-    var incoming = tpl.content.firstElementChild;
-    if (!incoming || incoming.id !== card.id) return false;
-    var mine = version(card), theirs = version(incoming);
-    if (mine !== null && theirs !== null && theirs <= mine) return true; // nothing new here
-    if (card.querySelector(".htmx-request")) {
-      window.setTimeout(function () { refresh(id); }, 300); // see htmx:beforeSwap
-      return true;
-    }
-    pending[id] = true;
-    keepTyping(card);
-    htmx.swap(card, html, { swapStyle: "outerHTML" });
-    return true;
   }
 
   function refresh(id) {
@@ -136,28 +113,47 @@
     return a !== null && b !== null && a < b;
   }
 
+  // An action posted from this card is on its way (the GM's own click): replacing the card
+  // now would detach the form its response answers to. That response updates the card;
+  // refetch once it is done.
+  function busy(card, id) {
+    if (!card.querySelector(".htmx-request")) return false;
+    window.setTimeout(function () { refresh(id); }, 300);
+    return true;
+  }
+
+  // A card refetched: its own partial, or this page again.
   document.body.addEventListener("htmx:beforeSwap", function (evt) {
-    var target = evt.detail.target;
-    if (!target || !target.id || !evt.detail.serverResponse) return;
-    if (target.id.indexOf("character-") !== 0) return;
+    var target = evt.detail.target, id = cardId(target);
+    if (!id || !evt.detail.serverResponse) return;
     var tpl = document.createElement("template");
     tpl.innerHTML = evt.detail.serverResponse;
-    var incoming = tpl.content.getElementById
-      ? tpl.content.getElementById(target.id)
-      : tpl.content.querySelector("#" + target.id);
-    if (incoming && older(incoming, target)) {
+    var incoming = tpl.content.getElementById(target.id);
+    if ((incoming && older(incoming, target)) || busy(target, id)) {
       evt.detail.shouldSwap = false;
       return;
     }
-    // An action posted from this card is on its way (the GM's own click): replacing the card
-    // now would detach the form its response answers to. That response updates the card;
-    // refetch once it is done.
-    var match = /^character-(\d+)$/.exec(target.id);
-    if (match && target.querySelector(".htmx-request")) {
-      evt.detail.shouldSwap = false;
-      window.setTimeout(function () { refresh(match[1]); }, 300);
+    keepTyping(target);
+  });
+
+  // A card swapped out of band: pushed by the stream, or in the response to an action.
+  document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {
+    var target = evt.detail.target, fragment = evt.detail.fragment, id = cardId(target);
+    if (!id || !fragment) return;
+    var incoming = fragment.id === target.id ? fragment : fragment.querySelector("#" + target.id);
+    if (!pushing) {
+      if (incoming && older(incoming, target)) evt.detail.shouldSwap = false;
       return;
     }
+    window.clearTimeout(coming[id]);
+    delete coming[id];
+    var mine = version(target), theirs = version(incoming);
+    var known = mine !== null && theirs !== null && theirs <= mine; // this page has it already
+    if (known || busy(target, id)) {
+      evt.detail.shouldSwap = false;
+      return;
+    }
+    pending[id] = true;
     keepTyping(target);
   });
 
@@ -193,14 +189,6 @@
       }
     });
   }
-
-  document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {
-    var target = evt.detail.target, fragment = evt.detail.fragment;
-    if (!target || !fragment || !target.id || target.id.indexOf("character-") !== 0) return;
-    var incoming = fragment.id === target.id ? fragment
-      : fragment.querySelector && fragment.querySelector("#" + target.id);
-    if (incoming && older(incoming, target)) evt.detail.shouldSwap = false;
-  });
 
   // The card that just changed: highlighted for a moment and announced to screen readers.
   document.body.addEventListener("htmx:load", function (evt) {
@@ -242,37 +230,45 @@
     });
   }
 
-  // --- The stream -------------------------------------------------------------------------
-  function connect() {
-    if (source) source.close();
+  // --- The stream: htmx's SSE extension ---------------------------------------------------
+  // When the browser gives up on a stream (the server refused it), the extension opens a new
+  // EventSource, and a new one sends no Last-Event-ID: its address says where the page is.
+  var createEventSource = htmx.createEventSource;
+  htmx.createEventSource = function (url) {
     var query = [];
     var cards = shownCards();
     if (cards) query.push("cards=" + cards);
     if (lastId) query.push("after=" + encodeURIComponent(lastId));
-    var url = root.dataset.stream + (query.length ? "?" + query.join("&") : "");
-    source = new EventSource(url);
-    source.addEventListener("open", function () {
-      failures = 0;
-      root.dataset.connected = "stream";
-      stopPolling();
-      setState("ok");
-    });
-    source.addEventListener("change", function (evt) {
-      receive(evt.lastEventId, JSON.parse(evt.data));
-    });
-    source.addEventListener("cards", function (evt) { arrived(JSON.parse(evt.data)); });
-    source.addEventListener("error", function () {
-      failures += 1;
-      delete root.dataset.connected;
+    return createEventSource(url + (query.length ? "?" + query.join("&") : ""));
+  };
+
+  stream.addEventListener("htmx:sseOpen", function () {
+    failures = 0;
+    root.dataset.connected = "stream";
+    stopPolling();
+    setState("ok");
+  });
+  // The browser reconnects by itself (with Last-Event-ID), the extension once the browser has
+  // given up; the page polls when the server refused the stream or it keeps failing.
+  stream.addEventListener("htmx:sseError", function (evt) {
+    failures += 1;
+    delete root.dataset.connected;
+    var closed = evt.detail.source && evt.detail.source.readyState === EventSource.CLOSED;
+    if (closed || failures >= FAILURES_BEFORE_POLLING) {
+      startPolling();
+    } else if (!pollTimer) {
       setState("down");
-      // EventSource reconnects by itself (with Last-Event-ID) unless the server refused it.
-      if (source.readyState === EventSource.CLOSED || failures >= FAILURES_BEFORE_POLLING) {
-        source.close();
-        source = null;
-        startPolling();
-      }
-    });
-  }
+    }
+  });
+  stream.addEventListener("sse:change", function (evt) {
+    receive(evt.detail.lastEventId, JSON.parse(evt.detail.data));
+  });
+  // htmx swaps a message synchronously: the cards swapped until the next microtask are the
+  // stream's, not an action's response.
+  stream.addEventListener("htmx:sseBeforeMessage", function () {
+    pushing = true;
+    window.queueMicrotask(function () { pushing = false; });
+  });
 
   // --- The fallback: polling the same changes as JSON ---------------------------------------
   function poll() {
@@ -289,32 +285,25 @@
       .catch(function () { /* still down: the indicator says so */ });
   }
 
+  // Until the stream opens again (htmx:sseOpen).
   function startPolling() {
     setState("polling");
     if (pollTimer) return;
     poll();
     pollTimer = window.setInterval(poll, POLL_EVERY_MS);
-    // Try the stream again now and then; it takes over as soon as it opens.
-    retryTimer = window.setInterval(function () { failures = 0; connect(); }, RETRY_STREAM_EVERY_MS);
   }
 
   function stopPolling() {
-    if (pollTimer) window.clearInterval(pollTimer);
-    if (retryTimer) window.clearInterval(retryTimer);
-    pollTimer = retryTimer = null;
+    window.clearInterval(pollTimer);
+    pollTimer = null;
   }
 
-  // Back online (a phone waking up): reconnect at once rather than wait for the next retry.
-  window.addEventListener("online", function () {
-    refreshPending();
-    if (!source || source.readyState === EventSource.CLOSED) {
-      failures = 0;
-      connect();
-    }
-  });
+  // Back online (a phone waking up): the refetches that failed meanwhile, at once.
+  window.addEventListener("online", refreshPending);
 
-  if (window.EventSource) {
-    connect();
+  if (root.dataset.stream && window.EventSource && createEventSource) {
+    stream.setAttribute("sse-connect", root.dataset.stream);
+    htmx.process(stream);
   } else {
     startPolling();
   }

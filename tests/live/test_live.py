@@ -24,6 +24,7 @@ from campaign.models import Membership, PartyVisibility
 from journal import events as live
 from journal.models import AuditEntry
 from live import stream
+from play.cards import CSRF_PLACEHOLDER
 from tests.play.play import run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -51,17 +52,36 @@ def play(scenario):
 
 
 def parse(chunk: bytes) -> dict | None:
-    """One SSE message as {"id", "event", "data"}; None for comments (heartbeats, preamble)."""
+    """One SSE message as {"id", "event", "data"}; None for comments (heartbeats, preamble).
+    A `change` carries JSON; a `cards` message, HTML: its data here is {character id: card}."""
     fields: dict = {}
-    for line in chunk.decode().splitlines():
+    data = []
+    for line in chunk.decode().split("\n"):
         if not line or line.startswith(":"):
             continue
         name, _, value = line.partition(": ")
-        fields[name] = value
-    if "data" not in fields:
+        if name == "data":
+            data.append(value)
+        else:
+            fields[name] = value
+    if not data:
         return None
     event_id = int(fields["id"]) if "id" in fields else None  # a `cards` message has none
-    return {"id": event_id, "event": fields["event"], "data": json.loads(fields["data"])}
+    if fields["event"] == "cards":
+        return {"id": event_id, "event": "cards", "data": cards_in("\n".join(data))}
+    return {"id": event_id, "event": fields["event"], "data": json.loads("\n".join(data))}
+
+
+CARD = re.compile(r'<article\b[^>]*\bid="character-(\d+)".*?</article>', re.DOTALL)
+OOB = ' hx-swap-oob="true"'
+
+
+def cards_in(html: str) -> dict[int, str]:
+    """The cards of a `cards` message by character id, each checked for its out-of-band mark."""
+    cards = {int(match[1]): match[0] for match in CARD.finditer(html)}
+    assert all(OOB in card for card in cards.values()), html
+    assert not CARD.sub("", html).strip(), html  # nothing else
+    return cards
 
 
 class Reader:
@@ -475,6 +495,11 @@ def fetched_card(client, campaign, character) -> str:
     return CSRF_FIELD.sub("", response.content.decode()).strip()
 
 
+def as_fetched(pushed: str) -> str:
+    """A pushed card as its own URL returns it: without the out-of-band mark or a CSRF field."""
+    return CSRF_FIELD.sub("", pushed.replace(OOB, "", 1)).strip()
+
+
 def test_a_change_announces_the_cards_the_page_shows_and_their_html_follows(world, gm_client):
     shown = stream.Shown(cards=frozenset({world.pc.pk, world.npc.pk}))
     messages = []
@@ -495,17 +520,18 @@ def test_a_change_announces_the_cards_the_page_shows_and_their_html_follows(worl
         "event": "change",
         "data": {"characters": [world.pc.pk], "log_id": log_id, "cards": [world.pc.pk]},
     }
-    assert (cards["id"], cards["event"], cards["data"]["log_id"]) == (None, "cards", log_id)
-    assert list(cards["data"]["cards"]) == [str(world.pc.pk)]
-    card = cards["data"]["cards"][str(world.pc.pk)]
+    # The HTML follows its announcement, and has no id of its own (the position is the change's).
+    assert (cards["id"], cards["event"]) == (None, "cards")
+    assert list(cards["data"]) == [world.pc.pk]
+    card = cards["data"][world.pc.pk]
     world.pc.refresh_from_db()
     assert f'id="character-{world.pc.pk}" data-version="{world.pc.version}"' in card
     assert f"{world.pc.pv} / {world.pc.pv_max}" in card
     # This stream's CSRF field, never the cache's placeholder; the GM's quick actions are there.
     assert TOKEN in card and "placeholder" not in card
     assert "act/damage/" in card
-    # Exactly what the card's own URL returns to the GM.
-    assert CSRF_FIELD.sub("", card).strip() == fetched_card(gm_client, world.campaign, world.pc)
+    # Exactly what the card's own URL returns to the GM, marked for an out-of-band swap.
+    assert as_fetched(card) == fetched_card(gm_client, world.campaign, world.pc)
 
 
 def test_a_change_brings_no_card_the_page_does_not_show(world):
@@ -547,10 +573,10 @@ def test_a_players_stream_brings_only_their_own_cards_as_they_see_them(world, pl
     assert other["data"] == {"characters": [world.other_pc.pk], "log_id": other["id"]}
     assert npc["data"] == {"characters": [world.npc.pk], "log_id": npc["id"]}
     assert own["data"]["cards"] == [world.pc.pk]
-    assert list(cards["data"]["cards"]) == [str(world.pc.pk)]
-    card = cards["data"]["cards"][str(world.pc.pk)]
+    assert list(cards["data"]) == [world.pc.pk]
+    card = cards["data"][world.pc.pk]
     assert "act/damage/" not in card  # no GM controls in a player's card
-    assert CSRF_FIELD.sub("", card).strip() == fetched_card(player_client, world.campaign, world.pc)
+    assert as_fetched(card) == fetched_card(player_client, world.campaign, world.pc)
 
 
 def test_a_card_comes_in_the_language_of_the_stream(world):
@@ -563,8 +589,8 @@ def test_a_card_comes_in_the_language_of_the_stream(world):
         await adamage(world.campaign, world.gm, world.pc, 5)
         _, in_english = await english.events(2)
         _, in_french = await french.events(2)
-        card_en = in_english["data"]["cards"][str(world.pc.pk)]
-        card_fr = in_french["data"]["cards"][str(world.pc.pk)]
+        card_en = in_english["data"][world.pc.pk]
+        card_fr = in_french["data"][world.pc.pk]
         assert "Damage" in card_en and "Dégâts" not in card_en
         assert "Dégâts" in card_fr
         await english.close()
@@ -602,11 +628,10 @@ def test_the_stream_view_reads_the_cards_the_page_shows(world):
         messages = await reader.events(4)
         await reader.close()
         assert [m["event"] for m in messages] == ["change", "cards", "change", "cards"]
-        assert list(messages[1]["data"]["cards"]) == [str(world.pc.pk)]
-        assert list(messages[3]["data"]["cards"]) == [str(world.npc.pk)]
+        assert list(messages[1]["data"]) == [world.pc.pk]
+        assert list(messages[3]["data"]) == [world.npc.pk]
         token = re.search(
-            r'name="csrfmiddlewaretoken" value="(\w+)"',
-            messages[1]["data"]["cards"][str(world.pc.pk)],
+            r'name="csrfmiddlewaretoken" value="(\w+)"', messages[1]["data"][world.pc.pk]
         )
         assert token and len(token.group(1)) == 64  # a masked token, as get_token gives
 
@@ -727,6 +752,27 @@ def test_the_cards_of_a_batch_are_read_in_three_queries_however_many_changed(wor
     assert len(queries) == 3  # the rows, their conditions, their sequels (the cache is empty)
 
 
+def test_a_cards_message_is_the_cards_html_line_by_line_with_the_streams_token():
+    """Each line its own `data:` field: SSE ends a line at CR, LF or CRLF, and a name typed in
+    a textarea brings CRLF. A bare CR would otherwise start a line that is no field at all."""
+    message = stream.CardsMessage(
+        9,
+        {
+            3: '\n<article id="character-3" hx-swap-oob="true">Jo\r\nel\rle\n</article>\n',
+            4: f'\n<article id="character-4">{CSRF_PLACEHOLDER}</article>\n',
+        },
+    )
+    assert message.sse(TOKEN) == (
+        b"event: cards\n"
+        b'data: <article id="character-3" hx-swap-oob="true">Jo\n'
+        b"data: el\n"
+        b"data: le\n"
+        b"data: </article>\n"
+        b'data: <article id="character-4">' + TOKEN.encode() + b"</article>\n"
+        b"\n"
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # The view and the polling fallback
 
@@ -789,3 +835,17 @@ def test_pages_with_cards_render_where_the_stream_starts(world, gm_client, playe
     assert 'src="/static/live.js"' in page
     sheet = player_client.get(f"/c/{world.campaign.pk}/characters/{world.pc.pk}/")
     assert f'data-after="{result.entries[-1].pk}"' in sheet.content.decode()
+
+
+def test_a_page_asks_for_the_stream_only_from_a_server_that_holds_streams(world, gm_client):
+    """Under WSGI (the test client, runserver) the stream would be refused: the page polls."""
+    url = f"/c/{world.campaign.pk}/"
+    assert 'data-stream=""' in gm_client.get(url).content.decode()
+
+    async def scenario():
+        client = AsyncClient()  # ASGI, as uvicorn serves it
+        await client.aforce_login(world.gm)
+        page = (await client.get(url)).content.decode()
+        assert f'data-stream="/c/{world.campaign.pk}/events/"' in page
+
+    play(scenario)
