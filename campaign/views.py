@@ -59,7 +59,12 @@ def campaign_create(request):
             request, "campaign/home.html", {"memberships": memberships, "form": form}, status=400
         )
     campaign = services.campaign_create(user=request.user, name=form.cleaned_data["name"])
-    return redirect("campaign", campaign.pk)
+    # A campaign without players has nothing to run: the next step is inviting them.
+    messages.success(
+        request,
+        _("Campaign “%(name)s” created. Next step: invite your players.") % {"name": campaign.name},
+    )
+    return redirect("members", campaign.pk)
 
 
 @login_required
@@ -105,6 +110,7 @@ def _members_page(request, membership, invite_form, status=200):
             "membership": membership,
             "members": members,
             "invitations": invitations,
+            "nobody_invited": len(members) == 1 and not invitations,
             "invite_form": invite_form,
             "now": timezone.now(),
         },

@@ -1,6 +1,6 @@
 """Inviting players at the table (issue 11), on a laptop (1440 x 900) and a phone (390 x 844):
-a new link's QR code is on screen and a scanner reads the link from it. Screenshots in
-test-artifacts/."""
+a new link's QR code is on screen and a scanner reads the link from it; a new campaign leads
+its GM to invite players. Screenshots in test-artifacts/."""
 
 import io
 
@@ -10,7 +10,7 @@ from django.urls import reverse
 from PIL import Image
 from playwright.sync_api import expect
 
-from campaign.models import Invitation
+from campaign.models import Campaign, Invitation
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -68,4 +68,26 @@ def test_the_gm_creates_an_invitation_whose_qr_code_reads_as_its_link(
     expect(link).to_have_value(expected)
     assert _qr_shown_and_read(page, invitation) == expected
     page.screenshot(path=artifacts / f"invitation-qr-{page.viewport_name}.png")
+    assert console_errors.errors == []
+
+
+def test_a_new_campaign_leads_its_gm_to_invite_players(
+    gm_page, live_server, gm, artifacts, console_errors
+):
+    page = gm_page
+    page.get_by_role("textbox", name="Nom").fill("Les Ruines d’Ostel")
+    page.get_by_role("button", name="Créer", exact=True).click()
+
+    campaign = Campaign.objects.get(name="Les Ruines d’Ostel")
+    expect(page).to_have_url(f"{live_server.url}{reverse('members', args=[campaign.pk])}")
+    next_step = page.get_by_test_id("next-step")
+    expect(next_step).to_be_in_viewport()
+    page.screenshot(path=artifacts / f"new-campaign-next-step-{page.viewport_name}.png")
+
+    page.get_by_role("button", name="Créer le lien").click()
+    invitation = Invitation.objects.get(campaign=campaign)
+    assert _qr_shown_and_read(page, invitation) == (
+        f"{live_server.url}{reverse('join', args=[invitation.token])}"
+    )
+    expect(next_step).to_have_count(0)
     assert console_errors.errors == []
