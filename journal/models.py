@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from campaign.models import Campaign, Visibility
+from journal.texts import in_language, rolled_by
 
 
 class AppendOnlyQuerySet(models.QuerySet):
@@ -104,6 +105,10 @@ class AuditEntry(models.Model):
 
     def text(self, language: str) -> str:
         return self.text_en if language == "en" else self.text_fr
+
+    def rolled_by(self) -> str:
+        """Who rolled, in the viewer's language (a roll's "Rolled" line in the history)."""
+        return in_language(*rolled_by(self.typed_in, self.actor_name))
 
 
 # A play session also begins by itself after this much silence in the log.
