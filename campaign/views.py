@@ -1,3 +1,5 @@
+import io
+
 import segno
 from django.contrib import messages
 from django.contrib.auth import login
@@ -57,7 +59,12 @@ def campaign_create(request):
             request, "campaign/home.html", {"memberships": memberships, "form": form}, status=400
         )
     campaign = services.campaign_create(user=request.user, name=form.cleaned_data["name"])
-    return redirect("campaign", campaign.pk)
+    # A campaign without players has nothing to run: the next step is inviting them.
+    messages.success(
+        request,
+        _("Campaign “%(name)s” created. Next step: invite your players.") % {"name": campaign.name},
+    )
+    return redirect("members", campaign.pk)
 
 
 @login_required
@@ -82,16 +89,28 @@ def campaign_settings(request, campaign_id):
     )
 
 
+def _join_url(request, invitation) -> str:
+    # One place builds the link, so the text a GM copies and the QR code never differ.
+    return request.build_absolute_uri(reverse("join", args=[invitation.token]))
+
+
 def _members_page(request, membership, invite_form, status=200):
     campaign = membership.campaign
+    members = list(campaign.memberships.select_related("user"))
+    invitations = []
+    if membership.is_gm:
+        invitations = list(campaign.invitations.filter(revoked_at__isnull=True))
+        for invitation in invitations:
+            invitation.link = _join_url(request, invitation)
     return render(
         request,
         "campaign/members.html",
         {
             "campaign": campaign,
             "membership": membership,
-            "members": campaign.memberships.select_related("user"),
-            "invitations": campaign.invitations.filter(revoked_at__isnull=True),
+            "members": members,
+            "invitations": invitations,
+            "nobody_invited": len(members) == 1 and not invitations,
             "invite_form": invite_form,
             "now": timezone.now(),
         },
@@ -115,9 +134,10 @@ def invitation_create(request, campaign_id):
         return _members_page(request, membership, form, status=400)
     form.instance.campaign = membership.campaign
     form.instance.created_by = request.user
-    form.save()
+    invitation = form.save()
     messages.success(request, _("Invitation link created."))
-    return redirect("members", campaign_id)
+    # The anchor scrolls a phone straight to the new link and its QR code.
+    return redirect(f"{reverse('members', args=[campaign_id])}#invitation-{invitation.pk}")
 
 
 @login_required
@@ -137,9 +157,13 @@ def invitation_revoke(request, campaign_id, invitation_id):
 def invitation_qr(request, campaign_id, invitation_id):
     get_gm_membership(request, campaign_id)
     invitation = get_object_or_404(Invitation, pk=invitation_id, campaign_id=campaign_id)
-    url = request.build_absolute_uri(reverse("join", args=[invitation.token]))
-    svg = segno.make(url, error="m").svg_inline(scale=6, dark="#000", light="#fff")
-    return HttpResponse(svg, content_type="image/svg+xml")
+    out = io.BytesIO()
+    # A file, not inline markup: an <img> shows an SVG only if it declares its namespace
+    # (svg_inline leaves it out), and its width and height give the image a natural size.
+    segno.make(_join_url(request, invitation), error="m").save(
+        out, kind="svg", xmldecl=False, scale=6, dark="#000", light="#fff"
+    )
+    return HttpResponse(out.getvalue(), content_type="image/svg+xml")
 
 
 @require_http_methods(["GET", "POST"])

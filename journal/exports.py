@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from journal.models import AuditEntry, EntryKind, PlaySession
 from journal.texts import game_time as game_time_text
+from journal.texts import rolled_by
 
 CHUNK = 2000
 
@@ -121,10 +122,7 @@ def md_escape(text: str) -> str:
 
 def roll_summary(entry: AuditEntry, lang: str) -> str:
     """Who rolled and how (R9), for Markdown lines."""
-    who = entry.actor_name or _("the rules")
-    if entry.typed_in:
-        return _("typed in by %(who)s") % {"who": who}
-    return _("server roll, asked by %(who)s") % {"who": who}
+    return rolled_by(entry.typed_in, entry.actor_name)[_lang_index(lang)]
 
 
 def markdown_line(entry: AuditEntry, lang: str) -> str:

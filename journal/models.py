@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from campaign.models import Campaign, Visibility
-from journal.texts import in_language
+from journal.texts import in_language, rolled_by
 
 
 class AppendOnlyQuerySet(models.QuerySet):
@@ -110,6 +110,10 @@ class AuditEntry(models.Model):
     def shown_text(self) -> str:
         """The sentence in the language of the page being rendered (templates do not choose)."""
         return in_language(self.text_fr, self.text_en)
+
+    def rolled_by(self) -> str:
+        """Who rolled, in the viewer's language (a roll's "Rolled" line in the history)."""
+        return in_language(*rolled_by(self.typed_in, self.actor_name))
 
 
 # A play session also begins by itself after this much silence in the log.

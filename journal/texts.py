@@ -5,6 +5,7 @@ Checks explain themselves (rules.engine.text.check_text); these cover the rest.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from typing import Any
 
@@ -31,6 +32,32 @@ def rule_message(error) -> str:
 def explanation(outcome) -> tuple[str, ...]:
     """An engine Outcome's lines ("R10 · Isaure — Survie (VAI) : …") in the viewer's language."""
     return outcome.explanation_lines(current_language())
+
+
+# First letters after which French elides "de" to "d’": the vowels, accents stripped first.
+_ELIDING = frozenset("aeiouœæ")
+
+
+def de(name: str) -> str:
+    """French "de" before a name: "d’alice", "d’Émile", "de bruno".
+
+    Only a written vowel elides: whether an initial h is mute ("d’Hélène", "de Hugo") or a y
+    is a vowel ("d’Yves", "de Yann") depends on the name's sound, which spelling cannot tell;
+    "de" is never wrong enough to misread there.
+    """
+    first = unicodedata.normalize("NFD", name[:1])[:1].lower()
+    return f"d’{name}" if first in _ELIDING else f"de {name}"
+
+
+def rolled_by(typed_in: bool, who: str) -> tuple[str, str]:
+    """Who rolled (R9), `(fr, en)`: a person typing in a die, or the server at someone's
+    request; the clock's rolls have nobody behind them (`who` empty)."""
+    if typed_in:
+        who = who or "—"
+        return f"saisi par {who} depuis un vrai dé", f"typed in by {who} from a physical die"
+    if not who:
+        return "par le serveur, comme le veulent les règles", "by the server, as the rules require"
+    return f"par le serveur, à la demande {de(who)}", f"by the server, asked by {who}"
 
 
 FIELD_NAMES = {

@@ -51,6 +51,17 @@ def characters_for_cards(campaign: Campaign):
     )
 
 
+def condition_line(condition: engine.Condition, lang: int) -> tuple[str, str]:
+    """The condition's name, and what the engine says of it after the name.
+
+    The engine's description starts with the name ("Exténué (Flux à 0) : …"); a card shows
+    the name in bold, so the rest follows it instead of saying the name twice.
+    """
+    name = engine_text.condition_name(condition.kind)[lang]
+    description = engine_text.describe_condition(condition)[lang]
+    return name, description.removeprefix(name).lstrip()
+
+
 def card_for(character: Character, campaign: Campaign) -> Card:
     lang = 1 if get_language() == "en" else 0
     ruleset = ruleset_for(campaign)
@@ -66,10 +77,7 @@ def card_for(character: Character, campaign: Campaign) -> Card:
             StatLine(code, state.base_stat(code, ruleset), state.stat(code, ruleset))
             for code in campaign.stats
         ],
-        conditions=[
-            (engine_text.condition_name(c.kind)[lang], engine_text.describe_condition(c)[lang])
-            for c in state.conditions
-        ],
+        conditions=[condition_line(c, lang) for c in state.conditions],
         illness=illness,
         vital=engine_text.VITAL_TEXT[state.vital][lang],
     )

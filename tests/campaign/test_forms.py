@@ -83,9 +83,10 @@ def test_it_creates_an_invitation(gm_client, gm, campaign):
         reverse("invitation_create", args=[campaign.pk]),
         {"role": "gm", "max_uses": "1", "valid_days": "3"},
     )
-    assert response.status_code == 302
-    assert response["Location"] == reverse("members", args=[campaign.pk])
     invitation = Invitation.objects.get(campaign=campaign)
+    assert response.status_code == 302
+    members = reverse("members", args=[campaign.pk])
+    assert response["Location"] == f"{members}#invitation-{invitation.pk}"
     assert (invitation.role, invitation.max_uses, invitation.uses) == (Role.GM, 1, 0)
     assert invitation.created_by == gm
     expected = timezone.now() + timedelta(days=3)

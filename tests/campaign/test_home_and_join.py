@@ -43,7 +43,7 @@ def test_it_creates_a_campaign_whose_creator_is_gm(outsider_client, outsider):
     response = outsider_client.post(reverse("campaign_create"), {"name": "Les Marais"})
     campaign = Campaign.objects.get(name="Les Marais")
     assert response.status_code == 302
-    assert response["Location"] == reverse("campaign", args=[campaign.pk])
+    assert response["Location"] == reverse("members", args=[campaign.pk])
     membership = Membership.objects.get(campaign=campaign)
     assert (membership.user, membership.role) == (outsider, Role.GM)
     assert campaign.stats == ["ADR", "PUI", "INS", "PRE", "VAI", "SAV", "ESP"]
