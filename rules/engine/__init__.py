@@ -1,4 +1,4 @@
-"""Chroniqueur's rules engine: every rule of RULES.md (R1–R32) as pure Python.
+"""Chroniqueur's rules engine: every rule of RULES.md (R1–R33) as pure Python.
 
 No Django, no database, no global randomness, no clock reads: each operation takes a frozen
 `CampaignState`, a character `key`, its inputs, a dice source `rng` (a `random.Random`, e.g.
@@ -38,6 +38,10 @@ Complications (R27–R30)
 Time (R32)
     advance_clock(campaign, *, rng, minutes | to), advance_to_morning(campaign, *, rng),
     next_morning(moment, ruleset)
+Fights (R33)
+    the running fight is CampaignState.fight: Fight(order, round, turn, actions_left,
+    reflexes_left, surprised), JSON through fight.to_json() / Fight.from_json(data);
+    Ruleset.round_seconds, Ruleset.surprise_ends_after_first_round; CAUSE_FIGHT
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
@@ -69,6 +73,7 @@ from .errors import (
     InvalidClockMove,
     InvalidDiceExpression,
     InvalidFall,
+    InvalidFight,
     InvalidHealer,
     InvalidHourRestSplit,
     InvalidState,
@@ -78,6 +83,7 @@ from .errors import (
     NotEnoughFlux,
     NotIll,
     NotInComa,
+    NotInFight,
     NotStabilised,
     ReplayMismatch,
     RuleError,
@@ -85,6 +91,7 @@ from .errors import (
     UnknownStat,
     WakeAlreadyTried,
 )
+from .fight_state import Fight
 from .health import (
     attempt_stabilise,
     attempt_wake,
@@ -100,6 +107,7 @@ from .outcome import Change, Line, Outcome, replay
 from .rest import clinic_night, hour_rest, night_rest, partial_night, share_hour_rest
 from .state import (
     CAUSE_DEATHS_DOOR,
+    CAUSE_FIGHT,
     CAUSE_FLUX,
     CAUSE_GM,
     CAUSE_SLEEP,
@@ -123,6 +131,7 @@ from .text import describe_condition
 __all__ = [
     "AGILITE",
     "CAUSE_DEATHS_DOOR",
+    "CAUSE_FIGHT",
     "CAUSE_FLUX",
     "CAUSE_GM",
     "CAUSE_SLEEP",
@@ -147,6 +156,7 @@ __all__ = [
     "DiceSource",
     "DieValueOutOfRange",
     "Effective",
+    "Fight",
     "HourRestLimitReached",
     "HourRestPending",
     "Illness",
@@ -154,6 +164,7 @@ __all__ = [
     "InvalidClockMove",
     "InvalidDiceExpression",
     "InvalidFall",
+    "InvalidFight",
     "InvalidHealer",
     "InvalidHourRestSplit",
     "InvalidState",
@@ -165,6 +176,7 @@ __all__ = [
     "NotEnoughFlux",
     "NotIll",
     "NotInComa",
+    "NotInFight",
     "NotStabilised",
     "Outcome",
     "ReplayMismatch",

@@ -168,3 +168,16 @@ class ReplayMismatch(RuleError):
     """`replay` met a change whose `before` value is not the state's current value."""
 
     code = "replay_mismatch"
+
+
+class InvalidFight(RuleError):
+    """A fight (R33) whose order is empty or repeats a character, whose surprised characters
+    are not all in it, or whose round, turn or counts left are out of range."""
+
+    code = "invalid_fight"
+
+
+class NotInFight(RuleError):
+    """A character who is not in the fight (R33): spending for it, asking what it has left."""
+
+    code = "not_in_fight"
