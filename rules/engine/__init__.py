@@ -38,10 +38,13 @@ Complications (R27–R30)
 Time (R32)
     advance_clock(campaign, *, rng, minutes | to), advance_to_morning(campaign, *, rng),
     next_morning(moment, ruleset)
-Fights (R33)
-    the running fight is CampaignState.fight: Fight(order, round, turn, actions_left,
-    reflexes_left, surprised), JSON through fight.to_json() / Fight.from_json(data);
-    Ruleset.round_seconds, Ruleset.surprise_ends_after_first_round; CAUSE_FIGHT
+Fights (R33; no initiative roll: the order is the GM's)
+    start_fight(campaign, keys, *, surprised), next_turn(campaign, *, rng),
+    spend(campaign, key, what="action" | "reflex"), left_this_round(campaign, key),
+    set_order(campaign, keys), end_fight(campaign); the running fight is
+    CampaignState.fight: Fight(order, round, turn, actions_left, reflexes_left, surprised),
+    JSON through fight.to_json() / Fight.from_json(data); Ruleset.round_seconds,
+    Ruleset.surprise_ends_after_first_round; CAUSE_FIGHT (the Surpris given at the start)
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
@@ -67,6 +70,7 @@ from .errors import (
     ConditionNotPresent,
     DiceScriptExhausted,
     DieValueOutOfRange,
+    FightAlreadyRunning,
     HourRestLimitReached,
     HourRestPending,
     InvalidAmount,
@@ -76,11 +80,14 @@ from .errors import (
     InvalidFight,
     InvalidHealer,
     InvalidHourRestSplit,
+    InvalidSpend,
     InvalidState,
+    NoFight,
     NoPendingHourRest,
     NotConscious,
     NotDead,
     NotEnoughFlux,
+    NothingLeftToSpend,
     NotIll,
     NotInComa,
     NotInFight,
@@ -91,6 +98,7 @@ from .errors import (
     UnknownStat,
     WakeAlreadyTried,
 )
+from .fight import end_fight, left_this_round, next_turn, set_order, spend, start_fight
 from .fight_state import Fight
 from .health import (
     attempt_stabilise,
@@ -157,6 +165,7 @@ __all__ = [
     "DieValueOutOfRange",
     "Effective",
     "Fight",
+    "FightAlreadyRunning",
     "HourRestLimitReached",
     "HourRestPending",
     "Illness",
@@ -167,9 +176,11 @@ __all__ = [
     "InvalidFight",
     "InvalidHealer",
     "InvalidHourRestSplit",
+    "InvalidSpend",
     "InvalidState",
     "Line",
     "Modifier",
+    "NoFight",
     "NoPendingHourRest",
     "NotConscious",
     "NotDead",
@@ -178,6 +189,7 @@ __all__ = [
     "NotInComa",
     "NotInFight",
     "NotStabilised",
+    "NothingLeftToSpend",
     "Outcome",
     "ReplayMismatch",
     "Roll",
@@ -202,6 +214,7 @@ __all__ = [
     "clinic_night",
     "describe_condition",
     "effective",
+    "end_fight",
     "end_scene",
     "fall",
     "fall_height",
@@ -210,7 +223,9 @@ __all__ = [
     "gm_revive",
     "heal",
     "hour_rest",
+    "left_this_round",
     "next_morning",
+    "next_turn",
     "night_rest",
     "parse_dice",
     "partial_night",
@@ -218,8 +233,11 @@ __all__ = [
     "replay",
     "restore_flux",
     "roll",
+    "set_order",
     "share_hour_rest",
+    "spend",
     "spend_flux",
+    "start_fight",
     "success_probability",
     "take_damage",
     "take_remedy",

@@ -181,3 +181,27 @@ class NotInFight(RuleError):
     """A character who is not in the fight (R33): spending for it, asking what it has left."""
 
     code = "not_in_fight"
+
+
+class NoFight(RuleError):
+    """A turn, a spending or an order change (R33) while no fight is running."""
+
+    code = "no_fight"
+
+
+class FightAlreadyRunning(RuleError):
+    """Starting a fight (R33) while one is running: end it, or change its order."""
+
+    code = "fight_already_running"
+
+
+class NothingLeftToSpend(RuleError):
+    """Spending an action or a reflex (R33) when the character has none left this round."""
+
+    code = "nothing_left_to_spend"
+
+
+class InvalidSpend(RuleError):
+    """Spending something that is neither "action" nor "reflex" (R33)."""
+
+    code = "invalid_spend"
