@@ -1,4 +1,4 @@
-"""Chroniqueur's rules engine: every rule of RULES.md (R1–R32) as pure Python.
+"""Chroniqueur's rules engine: every rule of RULES.md (R1–R33) as pure Python.
 
 No Django, no database, no global randomness, no clock reads: each operation takes a frozen
 `CampaignState`, a character `key`, its inputs, a dice source `rng` (a `random.Random`, e.g.
@@ -38,6 +38,13 @@ Complications (R27–R30)
 Time (R32)
     advance_clock(campaign, *, rng, minutes | to), advance_to_morning(campaign, *, rng),
     next_morning(moment, ruleset)
+Fights (R33; no initiative roll: the order is the GM's)
+    start_fight(campaign, keys, *, surprised), next_turn(campaign, *, rng),
+    spend(campaign, key, what="action" | "reflex"), left_this_round(campaign, key),
+    set_order(campaign, keys), end_fight(campaign); the running fight is
+    CampaignState.fight: Fight(order, round, turn, actions_left, reflexes_left, surprised),
+    JSON through fight.to_json() / Fight.from_json(data); Ruleset.round_seconds,
+    Ruleset.surprise_ends_after_first_round; CAUSE_FIGHT (the Surpris given at the start)
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
@@ -61,21 +68,27 @@ from .errors import (
     ConditionNotPresent,
     DiceScriptExhausted,
     DieValueOutOfRange,
+    FightAlreadyRunning,
     HourRestLimitReached,
     HourRestPending,
     InvalidAmount,
     InvalidClockMove,
     InvalidDiceExpression,
     InvalidFall,
+    InvalidFight,
     InvalidHealer,
     InvalidHourRestSplit,
+    InvalidSpend,
     InvalidState,
+    NoFight,
     NoPendingHourRest,
     NotConscious,
     NotDead,
     NotEnoughFlux,
+    NothingLeftToSpend,
     NotIll,
     NotInComa,
+    NotInFight,
     NotStabilised,
     ReplayMismatch,
     RuleError,
@@ -83,6 +96,8 @@ from .errors import (
     UnknownStat,
     WakeAlreadyTried,
 )
+from .fight import end_fight, left_this_round, next_turn, set_order, spend, start_fight
+from .fight_state import Fight
 from .health import (
     attempt_stabilise,
     attempt_wake,
@@ -99,6 +114,7 @@ from .rest import clinic_night, hour_rest, night_rest, partial_night, share_hour
 from .results import Change, CheckResult, Line, Modifier
 from .state import (
     CAUSE_DEATHS_DOOR,
+    CAUSE_FIGHT,
     CAUSE_FLUX,
     CAUSE_GM,
     CAUSE_SLEEP,
@@ -122,6 +138,7 @@ from .text import describe_condition
 __all__ = [
     "AGILITE",
     "CAUSE_DEATHS_DOOR",
+    "CAUSE_FIGHT",
     "CAUSE_FLUX",
     "CAUSE_GM",
     "CAUSE_SLEEP",
@@ -146,6 +163,8 @@ __all__ = [
     "DiceSource",
     "DieValueOutOfRange",
     "Effective",
+    "Fight",
+    "FightAlreadyRunning",
     "HourRestLimitReached",
     "HourRestPending",
     "Illness",
@@ -153,18 +172,23 @@ __all__ = [
     "InvalidClockMove",
     "InvalidDiceExpression",
     "InvalidFall",
+    "InvalidFight",
     "InvalidHealer",
     "InvalidHourRestSplit",
+    "InvalidSpend",
     "InvalidState",
     "Line",
     "Modifier",
+    "NoFight",
     "NoPendingHourRest",
     "NotConscious",
     "NotDead",
     "NotEnoughFlux",
     "NotIll",
     "NotInComa",
+    "NotInFight",
     "NotStabilised",
+    "NothingLeftToSpend",
     "Outcome",
     "ReplayMismatch",
     "Roll",
@@ -189,6 +213,7 @@ __all__ = [
     "clinic_night",
     "describe_condition",
     "effective",
+    "end_fight",
     "end_scene",
     "fall",
     "fall_height",
@@ -197,7 +222,9 @@ __all__ = [
     "gm_revive",
     "heal",
     "hour_rest",
+    "left_this_round",
     "next_morning",
+    "next_turn",
     "night_rest",
     "parse_dice",
     "partial_night",
@@ -205,8 +232,11 @@ __all__ = [
     "replay",
     "restore_flux",
     "roll",
+    "set_order",
     "share_hour_rest",
+    "spend",
     "spend_flux",
+    "start_fight",
     "success_probability",
     "take_damage",
     "take_remedy",

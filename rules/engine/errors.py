@@ -168,3 +168,40 @@ class ReplayMismatch(RuleError):
     """`replay` met a change whose `before` value is not the state's current value."""
 
     code = "replay_mismatch"
+
+
+class InvalidFight(RuleError):
+    """A fight (R33) whose order is empty or repeats a character, whose surprised characters
+    are not all in it, or whose round, turn or counts left are out of range."""
+
+    code = "invalid_fight"
+
+
+class NotInFight(RuleError):
+    """A character who is not in the fight (R33): spending for it, asking what it has left."""
+
+    code = "not_in_fight"
+
+
+class NoFight(RuleError):
+    """A turn, a spending or an order change (R33) while no fight is running."""
+
+    code = "no_fight"
+
+
+class FightAlreadyRunning(RuleError):
+    """Starting a fight (R33) while one is running: end it, or change its order."""
+
+    code = "fight_already_running"
+
+
+class NothingLeftToSpend(RuleError):
+    """Spending an action or a reflex (R33) when the character has none left this round."""
+
+    code = "nothing_left_to_spend"
+
+
+class InvalidSpend(RuleError):
+    """Spending something that is neither "action" nor "reflex" (R33)."""
+
+    code = "invalid_spend"

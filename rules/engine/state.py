@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from enum import IntEnum, StrEnum
 
 from .errors import InvalidState, UnknownCharacter, UnknownStat
+from .fight_state import Fight
 
 DEFAULT_STATS = ("ADR", "PUI", "INS", "PRE", "VAI", "SAV", "ESP")
 
@@ -34,6 +35,8 @@ class Ruleset:
     poor_night_is_proper: bool = False  # R31: does a full but poor night end sleep deprivation?
     hour_rests_per_half_day: int = 1  # R18
     morning_hour: int = 6  # R30, R32; half-days start at this hour and twelve hours later
+    surprise_ends_after_first_round: bool = True  # R33: Surpris given at the start; else by hand
+    round_seconds: int = 0  # R33: how far a round moves the game clock
 
 
 DEFAULT_RULESET = Ruleset()
@@ -65,6 +68,7 @@ CAUSE_FLUX = "flux"  # ends when Flux > 0
 CAUSE_DEATHS_DOOR = "deaths_door"  # ends when PV > 0 or at the coma
 CAUSE_SLEEP = "sleep"  # ends at a proper night
 CAUSE_GM = "gm"  # ends when the GM removes it
+CAUSE_FIGHT = "fight"  # Surpris given at a fight's start: ends after round 1 (R33 setting)
 
 
 class Severity(IntEnum):
@@ -188,6 +192,7 @@ class CampaignState:
 
     A service may build one with only the characters an action concerns; `advance_clock`
     should get every character whose timers must run.
+    `fight` is the running fight (R33) or None; the fight operations need its combatants.
     """
 
     clock: datetime
@@ -195,6 +200,7 @@ class CampaignState:
     scene: int = 1
     hour_rests_used: int = 0
     pending_hour_rest: int | None = None
+    fight: Fight | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "characters", tuple(self.characters))

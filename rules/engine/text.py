@@ -8,6 +8,7 @@ from typing import Protocol
 from .dice import Roll
 from .state import (
     CAUSE_DEATHS_DOOR,
+    CAUSE_FIGHT,
     CAUSE_FLUX,
     CAUSE_GM,
     CAUSE_SLEEP,
@@ -125,6 +126,11 @@ _ENDS = {
         "ends when PV are above 0 again, or at the coma",
     ),
     CAUSE_SLEEP: ("prend fin après une vraie nuit", "ends after a proper night"),
+    CAUSE_FIGHT: (
+        "prend fin à la fin du premier round (ou seulement quand le MJ la retire, selon la "
+        "campagne)",
+        "ends at the end of the first round (or only when the GM removes it, as the campaign sets)",
+    ),
 }
 _ENDS_GM = ("prend fin quand le MJ la retire", "ends when the GM removes it")
 
@@ -134,6 +140,7 @@ CAUSE_TEXT = {
     CAUSE_DEATHS_DOOR: ("aux portes de la mort", "at death's door"),
     CAUSE_SLEEP: ("manque de sommeil", "lack of sleep"),
     CAUSE_GM: ("MJ", "GM"),
+    CAUSE_FIGHT: ("début du combat", "start of the fight"),
 }
 
 

@@ -23,16 +23,21 @@ from rules.engine import (
     attempt_stabilise,
     attempt_wake,
     check,
+    end_fight,
     end_scene,
     fall,
     fall_ill,
     heal,
     hour_rest,
+    next_turn,
     night_rest,
     replay,
     restore_flux,
+    set_order,
     share_hour_rest,
+    spend,
     spend_flux,
+    start_fight,
     success_probability,
     take_damage,
     take_remedy,
@@ -87,6 +92,21 @@ def _act(state, rng, op, key, amount):
             return fall_ill(state, key, severity=Severity(1 + amount % 4), rng=rng)
         case "remedy":
             return take_remedy(state, key, rng=rng)
+        case "fight":
+            surprised = (key,) if amount % 3 == 0 else ()
+            return start_fight(state, (key, other)[: 1 + amount % 2], surprised=surprised)
+        case "turn":
+            # Rounds of up to 1 h 45 min, so that coma hours and wakings fall inside them.
+            ruleset = Ruleset(
+                round_seconds=amount * 450, surprise_ends_after_first_round=amount % 4 != 0
+            )
+            return next_turn(state, rng=rng, ruleset=ruleset)
+        case "act":
+            return spend(state, key, "action" if amount % 2 else "reflex")
+        case "order":
+            return set_order(state, ((key,), (key, other), (other, key))[amount % 3])
+        case "fight_end":
+            return end_fight(state)
     return check(state, key, "VAI", rng=rng, skill="Survie")
 
 
@@ -107,6 +127,11 @@ OPS = st.sampled_from(
         "ill",
         "remedy",
         "check",
+        "fight",
+        "turn",
+        "act",
+        "order",
+        "fight_end",
     ]
 )
 STEPS = st.lists(st.tuples(OPS, st.sampled_from(KEYS), st.integers(0, 14)), max_size=25)

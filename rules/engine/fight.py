@@ -1,0 +1,313 @@
+"""Fights in rounds (R33): the GM's order, one turn each per round, budgets reset each round.
+
+The chapter has no initiative rule, so no die is rolled for the order: it is the GM's. At the
+start of each round every combatant's actions and reflexes left are set to its effective
+budget (R4 with R20–R25 through `effective`, which also gives nothing to an unconscious or
+dead character). Surpris given at the fight's start (R25) ends after round 1 unless the
+campaign leaves it to the GM. A round moves the game clock only when the campaign gives it a
+length, and then through the clock (R32), so whatever falls due on the way happens.
+
+The fight operations need every combatant in the state they are given.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import timedelta
+
+from .checks import require_alive, require_conscious
+from .clock import run_clock
+from .conditions import drop_conditions, effective, put_condition
+from .dice import DiceSource
+from .errors import FightAlreadyRunning, InvalidSpend, NoFight, NothingLeftToSpend, NotInFight
+from .fight_state import Fight
+from .outcome import Line, Outcome, Transaction
+from .state import (
+    CAUSE_FIGHT,
+    DEFAULT_RULESET,
+    CampaignState,
+    CharacterState,
+    Condition,
+    ConditionKind,
+    Ruleset,
+)
+from .text import VITAL_TEXT
+
+ACTION = "action"
+REFLEX = "reflex"
+
+# what -> (Fight field, "une action", "an action", "restante", "d'action", "action")
+_SPEND = {
+    ACTION: ("actions_left", "une action", "an action", "restante", "d'action", "action"),
+    REFLEX: ("reflexes_left", "un réflexe", "a reflex", "restant", "de réflexe", "reflex"),
+}
+_VOWELS = frozenset("aeiouyàâäéèêëîïôöùûüœæ")
+
+
+def _say(tx: Transaction, rule_id: str, fr: str, en: str, key: str | None = None) -> None:
+    # Fight lines name the character inside the sentence ("Tour de Brann"), so they skip
+    # `Transaction.say`'s "Brann — " prefix yet stay tied to the character.
+    tx.rule(rule_id)
+    tx.lines.append(Line(fr, en, rule_id, key, tx.now))
+
+
+def _of(name: str) -> str:
+    """ "d'Aria", "de Brann": French elides before a vowel. An initial h is left alone, since
+    a name does not tell whether its h is mute."""
+    return f"d'{name}" if name[:1].lower() in _VOWELS else f"de {name}"
+
+
+def _counts(actions: int, reflexes: int) -> tuple[str, str]:
+    # French puts 0 and 1 in the singular, English only 1.
+    return (
+        f"{actions} action{'s' * (actions > 1)}, {reflexes} réflexe{'s' * (reflexes > 1)}",
+        f"{actions} action{'s' * (actions != 1)}, {reflexes} reflex{'es' * (reflexes != 1)}",
+    )
+
+
+def _budget(character: CharacterState) -> tuple[int, int]:
+    numbers = effective(character)
+    return numbers.actions, numbers.reflexes
+
+
+def _require_fight(campaign: CampaignState) -> Fight:
+    if campaign.fight is None:
+        raise NoFight("Aucun combat en cours.", "No fight is running.")
+    return campaign.fight
+
+
+def _names(campaign: CampaignState, keys: Iterable[str]) -> str:
+    return ", ".join(campaign.character(key).label for key in keys)
+
+
+def _announce_round(tx: Transaction, fight: Fight) -> None:
+    _say(tx, "R33", f"Round {fight.round}", f"Round {fight.round}")
+    for key, actions, reflexes in zip(
+        fight.order, fight.actions_left, fight.reflexes_left, strict=True
+    ):
+        label = tx.char(key).label
+        fr, en = _counts(actions, reflexes)
+        _say(tx, "R33", f"{label} : {fr}", f"{label}: {en}", key)
+
+
+def _announce_turn(tx: Transaction, fight: Fight) -> None:
+    character = tx.char(fight.current)
+    fr, en = f"Tour {_of(character.label)}", f"{character.label}'s turn"
+    if not effective(character).conscious:
+        # The turn still comes (the GM decides who stays in the order); say why it is empty.
+        vital_fr, vital_en = VITAL_TEXT[character.vital]
+        fr, en = f"{fr} ({vital_fr})", f"{en} ({vital_en})"
+    _say(tx, "R33", fr, en, character.key)
+
+
+def _end_surprise(tx: Transaction, keys: Iterable[str]) -> None:
+    """R25/R33: the Surpris the fight's start gave ends, unless the campaign leaves it to the
+    GM. A Surpris of any other cause is the GM's and stays."""
+    if tx.ruleset.surprise_ends_after_first_round:
+        for key in keys:
+            drop_conditions(tx, key, ConditionKind.SURPRIS, CAUSE_FIGHT, "R25")
+
+
+def _with_budgets(tx: Transaction, fight: Fight, **changes: int) -> Fight:
+    budgets = [_budget(tx.char(key)) for key in fight.order]
+    return replace(
+        fight,
+        actions_left=tuple(actions for actions, _ in budgets),
+        reflexes_left=tuple(reflexes for _, reflexes in budgets),
+        **changes,
+    )
+
+
+def start_fight(
+    campaign: CampaignState,
+    keys: Iterable[str],
+    *,
+    surprised: Iterable[str] = (),
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R33: a fight in the GM's order `keys` (no initiative roll), round 1, first turn.
+
+    Each combatant's budget is its effective one (R4, R20–R25); an unconscious one may be
+    put in (it has nothing to spend), a dead one may not. `surprised` combatants become
+    Surpris (R25, cause `CAUSE_FIGHT`) unless they already are.
+    """
+    if campaign.fight is not None:
+        raise FightAlreadyRunning(
+            "Un combat est déjà en cours : terminez-le, ou changez son ordre.",
+            "A fight is already running: end it, or change its order.",
+        )
+    order = tuple(keys)
+    for key in order:
+        require_alive(campaign.character(key))
+    # Fight's own checks refuse a bad order or surprised list before anything is done; the
+    # surprised are then kept in the order's order, the order the log names them in.
+    empty = (0,) * len(order)
+    fight = Fight(order, 1, 0, empty, empty, tuple(dict.fromkeys(surprised)))
+    fight = replace(fight, surprised=tuple(key for key in order if key in fight.surprised))
+    tx = Transaction(campaign, None, ruleset)
+    names = _names(campaign, order)
+    _say(tx, "R33", f"Début du combat : {names}", f"The fight begins: {names}")
+    for key in fight.surprised:
+        if not tx.char(key).has(ConditionKind.SURPRIS):
+            put_condition(tx, key, Condition(ConditionKind.SURPRIS, CAUSE_FIGHT), "R25")
+    fight = _with_budgets(tx, fight)
+    tx.set_campaign("fight", fight, "R33")
+    _announce_round(tx, fight)
+    _announce_turn(tx, fight)
+    return tx.outcome()
+
+
+def next_turn(
+    campaign: CampaignState,
+    *,
+    rng: random.Random | DiceSource,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R33: the next combatant's turn; after the last one, a new round.
+
+    A new round moves the clock by `Ruleset.round_seconds` when set, applying whatever falls
+    due (R32, hence `rng`), ends the Surpris given at the start after round 1 (R25, when
+    `Ruleset.surprise_ends_after_first_round`), then resets every budget to the effective
+    one at that moment.
+    """
+    fight = _require_fight(campaign)
+    tx = Transaction(campaign, rng, ruleset)
+    if fight.turn + 1 < len(fight.order):
+        fight = replace(fight, turn=fight.turn + 1)
+        tx.set_campaign("fight", fight, "R33")
+    else:
+        _say(tx, "R33", f"Fin du round {fight.round}", f"End of round {fight.round}")
+        if ruleset.round_seconds > 0:
+            start, target = tx.now, tx.now + timedelta(seconds=ruleset.round_seconds)
+            _say(
+                tx,
+                "R33",
+                f"Le round dure {ruleset.round_seconds} s : l'horloge avance de "
+                f"{start:%d/%m %H:%M:%S} à {target:%d/%m %H:%M:%S}",
+                f"The round lasts {ruleset.round_seconds} s: the clock moves from "
+                f"{start:%d/%m %H:%M:%S} to {target:%d/%m %H:%M:%S}",
+            )
+            run_clock(tx, target)
+        if fight.round == 1:
+            _end_surprise(tx, fight.surprised)
+        fight = _with_budgets(tx, fight, round=fight.round + 1, turn=0)
+        tx.set_campaign("fight", fight, "R33")
+        _announce_round(tx, fight)
+    _announce_turn(tx, fight)
+    return tx.outcome()
+
+
+def spend(
+    campaign: CampaignState, key: str, what: str, *, ruleset: Ruleset = DEFAULT_RULESET
+) -> Outcome:
+    """R33: `key` spends one "action" or one "reflex" of this round's budget, logged.
+
+    Refused when none is left, when `key` is not in the fight, or unconscious or dead.
+    """
+    fight = _require_fight(campaign)
+    if what not in _SPEND:
+        raise InvalidSpend(
+            f"On dépense une action ou un réflexe, pas « {what} ».",
+            f"One spends an action or a reflex, not '{what}'.",
+        )
+    character = campaign.character(key)
+    if key not in fight.order:
+        raise NotInFight(
+            f"{character.label} n'est pas dans le combat.",
+            f"{character.label} is not in the fight.",
+        )
+    require_conscious(character)
+    field, one_fr, one_en, left_fr, none_fr, none_en = _SPEND[what]
+    index = fight.order.index(key)
+    counts = list(getattr(fight, field))
+    if counts[index] == 0:
+        raise NothingLeftToSpend(
+            f"{character.label} n'a plus {none_fr} ce round (round {fight.round}).",
+            f"{character.label} has no {none_en} left this round (round {fight.round}).",
+        )
+    counts[index] -= 1
+    left = counts[index]
+    tx = Transaction(campaign, None, ruleset)
+    tx.set_campaign("fight", replace(fight, **{field: tuple(counts)}), "R33")
+    _say(
+        tx,
+        "R33",
+        f"{character.label} dépense {one_fr} ({left} {left_fr}{'s' * (left > 1)})",
+        f"{character.label} spends {one_en} ({left} left)",
+        key,
+    )
+    return tx.outcome()
+
+
+def left_this_round(campaign: CampaignState, key: str) -> tuple[int, int]:
+    """(actions, reflexes) `key` can still spend this round: the fight's counts, or nothing
+    while unconscious or dead (its counts are reset, to 0, only at the next round)."""
+    left = _require_fight(campaign).left(key)
+    return left if effective(campaign.character(key)).conscious else (0, 0)
+
+
+def set_order(
+    campaign: CampaignState, keys: Iterable[str], *, ruleset: Ruleset = DEFAULT_RULESET
+) -> Outcome:
+    """R33: the GM reorders the fight, adds combatants or removes some.
+
+    Combatants kept keep what they have left; new ones get their effective budget (a dead
+    one is refused). The turn stays with the same character; if it left, the turn goes to
+    whoever now stands at its place (or the last one). A combatant who leaves loses the
+    Surpris the fight's start gave it, as the end of round 1 would.
+    """
+    fight = _require_fight(campaign)
+    order = tuple(keys)
+    joining = [key for key in order if key not in fight.order]
+    leaving = [key for key in fight.order if key not in order]
+    for key in joining:
+        require_alive(campaign.character(key))
+    tx = Transaction(campaign, None, ruleset)
+    names = _names(campaign, order)
+    _say(tx, "R33", f"Ordre du combat : {names}", f"Fight order: {names}")
+    for key in leaving:
+        label = tx.char(key).label
+        _say(tx, "R33", f"{label} quitte le combat", f"{label} leaves the fight", key)
+        if key in fight.surprised:
+            _end_surprise(tx, (key,))
+    budgets = []
+    for key in order:
+        if key in fight.order:
+            budgets.append(fight.left(key))
+        else:
+            budgets.append(_budget(tx.char(key)))
+            label = tx.char(key).label
+            fr, en = _counts(*budgets[-1])
+            _say(
+                tx,
+                "R33",
+                f"{label} rejoint le combat ({fr})",
+                f"{label} joins the fight ({en})",
+                key,
+            )
+    current = fight.current
+    turn = order.index(current) if current in order else min(fight.turn, len(order) - 1)
+    new = replace(
+        fight,
+        order=order,
+        turn=turn,
+        actions_left=tuple(actions for actions, _ in budgets),
+        reflexes_left=tuple(reflexes for _, reflexes in budgets),
+        surprised=tuple(key for key in fight.surprised if key in order),
+    )
+    tx.set_campaign("fight", new, "R33")
+    if new.current != current:
+        _announce_turn(tx, new)
+    return tx.outcome()
+
+
+def end_fight(campaign: CampaignState, *, ruleset: Ruleset = DEFAULT_RULESET) -> Outcome:
+    """R33: the fight ends; a Surpris its start gave ends with it (R25, by the setting)."""
+    fight = _require_fight(campaign)
+    tx = Transaction(campaign, None, ruleset)
+    _say(tx, "R33", "Fin du combat", "The fight ends")
+    _end_surprise(tx, fight.surprised)
+    tx.set_campaign("fight", None, "R33")
+    return tx.outcome()
