@@ -12,7 +12,7 @@ from .errors import InvalidClockMove
 from .health import HOUR, coma_hour, fall_into_coma, wake_anchor, wake_try
 from .outcome import Outcome, Transaction
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
-from .text import SEVERITY_TEXT
+from .text import SEVERITY_TEXT, count_en, count_fr
 
 DAY = timedelta(days=1)
 
@@ -70,8 +70,8 @@ def _morning(tx: Transaction, key: str | None) -> None:
             tx.set(character.key, "illness", replace(illness, days_left=left), "R30")
             tx.say(
                 "R30",
-                f"{fr} : encore {left} jour(s) après ce matin",
-                f"{en}: {left} more day(s) after this morning",
+                f"{fr} : encore {count_fr(left, 'jour', 'jours')} après ce matin",
+                f"{en}: {count_en(left, 'more day', 'more days')} after this morning",
                 character.key,
             )
 

@@ -12,7 +12,7 @@ from .health import apply_damage, kill
 from .outcome import Outcome, Transaction
 from .results import Modifier
 from .state import DEFAULT_RULESET, CampaignState, Illness, Ruleset, Severity, Soften, Surface
-from .text import SEVERITY_TEXT
+from .text import SEVERITY_TEXT, SURFACE_TEXT, count_en, count_fr
 
 # R27: storeys -> (damage, malus to soften).
 FALL_TABLE: dict[int, tuple[DiceExpr, int]] = {
@@ -58,8 +58,10 @@ def fall(
     require_alive(character)
     if storeys < 0 or in_motion == (storeys > 0):
         raise InvalidFall(
-            f"Chute invalide : {storeys} étage(s) ; donnez au moins 1 étage, ou « en mouvement ».",
-            f"Invalid fall: {storeys} storey(s); give at least 1 storey, or 'in motion'.",
+            f"Chute invalide : {count_fr(storeys, 'étage', 'étages')} ; donnez au moins 1 étage, "
+            "ou « en mouvement ».",
+            f"Invalid fall: {count_en(storeys, 'storey', 'storeys')}; give at least 1 storey, "
+            "or 'in motion'.",
         )
     height = fall_height(storeys=storeys, in_motion=in_motion, surface=surface)
     if height >= DEADLY_STOREYS and soften is not Soften.NONE:
@@ -68,12 +70,15 @@ def fall(
             f"A fall of {height} storeys cannot be softened (R27).",
         )
     tx = Transaction(campaign, rng, ruleset)
-    what_fr = "chute en mouvement" if in_motion else f"chute de {storeys} étage(s)"
-    what_en = "fall in motion" if in_motion else f"fall of {storeys} storey(s)"
+    what_fr = (
+        "chute en mouvement" if in_motion else f"chute de {count_fr(storeys, 'étage', 'étages')}"
+    )
+    what_en = "fall in motion" if in_motion else f"fall of {count_en(storeys, 'storey', 'storeys')}"
+    ground_fr, ground_en = SURFACE_TEXT[surface]
     tx.say(
         "R27",
-        f"{what_fr}, sol {surface.value} : compte pour {height} étage(s)",
-        f"{what_en}, {surface.value} ground: counts as {height} storey(s)",
+        f"{what_fr}, {ground_fr} : compte pour {count_fr(height, 'étage', 'étages')}",
+        f"{what_en}, {ground_en}: counts as {count_en(height, 'storey', 'storeys')}",
         key,
     )
     if height <= 0:
@@ -145,8 +150,8 @@ def fall_ill(
     fr, en = SEVERITY_TEXT[severity]
     tx.say(
         "R28",
-        f"{fr} (−{int(severity)} à tous les tests) pour {days.total} jour(s)",
-        f"{en} (−{int(severity)} to all tests) for {days.total} day(s)",
+        f"{fr} (−{int(severity)} à tous les tests) pour {count_fr(days.total, 'jour', 'jours')}",
+        f"{en} (−{int(severity)} to all tests) for {count_en(days.total, 'day', 'days')}",
         key,
     )
     return tx.outcome()
@@ -172,8 +177,8 @@ def take_remedy(
     tx.set(key, "illness", Illness(illness.severity, left, illness.name), "R29")
     tx.say(
         "R29",
-        f"maladie : {illness.days_left} → {left} jour(s)",
-        f"illness: {illness.days_left} → {left} day(s)",
+        f"maladie : {illness.days_left} → {count_fr(left, 'jour', 'jours')}",
+        f"illness: {illness.days_left} → {count_en(left, 'day', 'days')}",
         key,
     )
     return tx.outcome()

@@ -40,7 +40,7 @@ from .state import (
     Sequel,
     Vital,
 )
-from .text import VITAL_TEXT
+from .text import VITAL_TEXT, count_fr
 
 HOUR = timedelta(hours=1)
 _TIMERS = ("coma_due", "next_coma_hour", "stabilised_at", "last_wake_try", "wake_tries_from")
@@ -151,12 +151,13 @@ def apply_damage(
     pa = 0 if ignores_pa else effective(character).pa
     taken = max(0, amount - pa)
     after = character.pv - taken
+    damage_fr = count_fr(amount, "dégât", "dégâts")
     if ignores_pa:
-        fr = f"{amount} dégâts (ignorent les PA) ; PV {character.pv} → {after}"
-        en = f"{amount} damage (ignores AP); PV {character.pv} → {after}"
+        fr = f"{damage_fr} (PA ignorés) ; PV {character.pv} → {after}"
+        en = f"{amount} damage (ignores PA); PV {character.pv} → {after}"
     else:
-        fr = f"{amount} dégâts − {pa} PA = {taken} ; PV {character.pv} → {after}"
-        en = f"{amount} damage − {pa} AP = {taken}; PV {character.pv} → {after}"
+        fr = f"{damage_fr} − {pa} PA = {taken} ; PV {character.pv} → {after}"
+        en = f"{amount} damage − {pa} PA = {taken}; PV {character.pv} → {after}"
     tx.say(rule_id, fr, en, key)
     if taken:
         if cause and after <= 0:

@@ -30,6 +30,7 @@ from .state import (
     Severity,
     Vital,
 )
+from .text import count_en, count_fr, hours_text
 
 FULL_NIGHT_GAIN = 4  # R17
 SHORT_NIGHT_GAIN = 2  # R17
@@ -84,7 +85,8 @@ def night_rest(
 
     tx = Transaction(campaign, rng, ruleset)
     quality_fr, quality_en = (" (sommeil médiocre)", " (poor sleep)") if poor_quality else ("", "")
-    tx.say("R17", f"nuit de {hours} h{quality_fr}", f"{hours} h night{quality_en}")
+    length_fr, length_en = hours_text(hours)
+    tx.say("R17", f"nuit de {length_fr}{quality_fr}", f"{length_en} night{quality_en}")
     run_clock(tx, campaign.clock + timedelta(hours=hours))
     for key in sleepers:
         illness = bedtime_illness[key]
@@ -137,8 +139,8 @@ def partial_night(
     """A night shorter than a proper one (R31); otherwise exactly `night_rest`."""
     if hours >= ruleset.proper_night_hours:
         raise InvalidAmount(
-            f"Une nuit partielle dure moins de {ruleset.proper_night_hours} h.",
-            f"A partial night lasts less than {ruleset.proper_night_hours} h.",
+            f"Une nuit partielle dure moins de {hours_text(ruleset.proper_night_hours)[0]}.",
+            f"A partial night lasts less than {hours_text(ruleset.proper_night_hours)[1]}.",
         )
     return night_rest(
         campaign, hours=hours, rng=rng, keys=keys, poor_quality=poor_quality, ruleset=ruleset
@@ -192,7 +194,8 @@ def hour_rest(
         raise HourRestLimitReached(
             f"Déjà {campaign.hour_rests_used} repos d'une heure cette demi-journée "
             f"(limite {ruleset.hour_rests_per_half_day}) ; le MJ peut passer outre.",
-            f"Already {campaign.hour_rests_used} hour rest(s) this half-day "
+            f"Already {count_en(campaign.hour_rests_used, 'hour rest', 'hour rests')} "
+            "this half-day "
             f"(limit {ruleset.hour_rests_per_half_day}); the GM may override.",
         )
     tx = Transaction(campaign, rng, ruleset)
@@ -245,7 +248,8 @@ def share_hour_rest(
         tx.say(
             "R18",
             f"{pv} PV + {flux} Flux : PV {character.pv} → {new_pv}, "
-            f"Flux {character.flux} → {new_flux} ({lost} perdu(s) au-delà du max)",
+            f"Flux {character.flux} → {new_flux} "
+            f"({count_fr(lost, 'point perdu', 'points perdus')} au-delà du max)",
             f"{pv} PV + {flux} Flux: PV {character.pv} → {new_pv}, "
             f"Flux {character.flux} → {new_flux} ({lost} lost beyond the max)",
             key,

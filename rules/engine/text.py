@@ -15,6 +15,7 @@ from .state import (
     Condition,
     ConditionKind,
     Severity,
+    Surface,
     Vital,
 )
 
@@ -62,6 +63,32 @@ class CheckFacts(Protocol):
 
 MINUS = "\u2212"
 
+
+def number_en(value: float) -> str:
+    """ "8", "7.5": no ".0" on a whole number (a night of 8.0 h read like a typo)."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def number_fr(value: float) -> str:
+    """ "8", "7,5": French writes a decimal comma."""
+    return number_en(value).replace(".", ",")
+
+
+def hours_text(hours: float) -> tuple[str, str]:
+    """("7,5 h", "7.5 h")."""
+    return f"{number_fr(hours)} h", f"{number_en(hours)} h"
+
+
+def count_fr(n: float, one: str, many: str) -> str:
+    """ "0 étage", "1 étage", "2 étages": in French, below 2 is singular."""
+    return f"{number_fr(n)} {one if abs(n) < 2 else many}"
+
+
+def count_en(n: float, one: str, many: str) -> str:
+    """ "1 storey", "0 storeys", "2 storeys"."""
+    return f"{number_en(n)} {one if abs(n) == 1 else many}"
+
+
 SKILL_EN = {
     "Survie": "Survival",
     "Médecine": "Medicine",
@@ -90,7 +117,7 @@ CONDITION_TEXT = {
         "Ébranlé",
         "Shaken",
         "aucun réflexe ; −3 PA",
-        "no reflexes; −3 AP",
+        "no reflexes; −3 PA",
     ),
     ConditionKind.EXTENUE: (
         "Exténué",
@@ -133,6 +160,13 @@ _ENDS = {
     ),
 }
 _ENDS_GM = ("prend fin quand le MJ la retire", "ends when the GM removes it")
+
+# R27: the ground under a fall, as the fall form names it.
+SURFACE_TEXT = {
+    Surface.NORMAL: ("sol normal", "normal ground"),
+    Surface.ROUGH: ("sol accidenté ou en pente", "rough or steep ground"),
+    Surface.SOFT: ("sol meuble ou eau", "soft ground or water"),
+}
 
 # What brought a condition on, in words; a cause the GM typed is shown as typed.
 CAUSE_TEXT = {

@@ -86,7 +86,7 @@ def test_r27_damage_ignores_pa():
 def test_r27_three_storeys_on_rough_ground_counts_as_four():
     outcome = fall(campaign(big()), "a", storeys=3, surface=Surface.ROUGH, rng=ScriptedDice([2]))
     assert fall_damage(outcome) == 22
-    assert "counts as 4 storey(s)" in outcome.explanation_en
+    assert "counts as 4 storeys" in outcome.explanation_en
 
 
 def test_r27_two_storeys_into_water_counts_as_one():

@@ -98,7 +98,7 @@ def test_unknown_character_is_refused():
 def test_r3_damage_is_reduced_by_pa():
     outcome = take_damage(campaign(hero(pa=2)), "a", 5, rng=NO_DICE)
     assert outcome.character("a").pv == 7
-    assert outcome.explanation_en == "R3 · Aldo — 5 damage − 2 AP = 3; PV 10 → 7"
+    assert outcome.explanation_en == "R3 · Aldo — 5 damage − 2 PA = 3; PV 10 → 7"
 
 
 def test_r3_pa_never_heal():
@@ -109,7 +109,7 @@ def test_r3_pa_never_heal():
 def test_r3_a_source_that_ignores_pa():
     outcome = take_damage(campaign(hero(pa=4)), "a", 3, rng=NO_DICE, ignores_pa=True)
     assert outcome.character("a").pv == 7
-    assert "ignores AP" in outcome.explanation_en
+    assert "ignores PA" in outcome.explanation_en
 
 
 def test_r3_ebranle_removes_three_pa_never_below_zero():
