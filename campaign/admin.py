@@ -15,7 +15,7 @@ class CampaignAdmin(admin.ModelAdmin):
     search_fields = ["name"]
     inlines = [MembershipInline]
     # Game state, moved only by play's services, which log it (R18, R32).
-    readonly_fields = ["clock", "scene", "hour_rests_used", "pending_hour_rest"]
+    readonly_fields = ["clock", "scene", "hour_rests_used", "pending_hour_rest", "fight"]
 
 
 @admin.register(Membership)

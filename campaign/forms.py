@@ -64,6 +64,9 @@ class CampaignSettingsForm(forms.ModelForm):
             "coma_delay_minutes",
             "automatic_wake_tries",
             "poor_night_is_proper",
+            "damage_ends_stabilisation",
+            "surprise_ends_after_first_round",
+            "round_seconds",
             "morning_hour",
         ]
 

@@ -98,6 +98,22 @@ class Campaign(models.Model):
         default=False,
         help_text=_("R31: by default only a proper night does."),
     )
+    damage_ends_stabilisation = models.BooleanField(
+        _("damage puts a stabilised character back into the coma"),
+        default=True,
+        help_text=_("R11, R12: off, a stabilised character hurt again stays stabilised."),
+    )
+    surprise_ends_after_first_round = models.BooleanField(
+        _("Surpris given at a fight's start ends after the first round"),
+        default=True,
+        help_text=_("R25, R33: off, only the GM removes it."),
+    )
+    round_seconds = models.PositiveSmallIntegerField(
+        _("length of a fight's round (seconds of game time)"),
+        default=0,
+        validators=[MaxValueValidator(600)],
+        help_text=_("R33: 0, rounds do not move the game clock."),
+    )
     morning_hour = models.PositiveSmallIntegerField(
         _("hour the morning starts"),
         default=6,
@@ -110,6 +126,8 @@ class Campaign(models.Model):
     scene = models.PositiveIntegerField(_("scene"), default=1)
     hour_rests_used = models.PositiveSmallIntegerField(default=0)
     pending_hour_rest = models.PositiveSmallIntegerField(null=True, blank=True)
+    # R33: the running fight, as rules.engine.Fight.to_json() gives it; None between fights.
+    fight = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["name", "pk"]

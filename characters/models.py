@@ -82,6 +82,9 @@ class Character(models.Model):
     next_coma_hour = models.DateTimeField(null=True, blank=True)
     stabilised_at = models.DateTimeField(null=True, blank=True)
     last_wake_try = models.DateTimeField(null=True, blank=True)
+    # R13/R32: automatic waking tries count from here at the earliest (the clock moved it while
+    # the tries were off, so switching them back on never replays the hours that passed).
+    wake_tries_from = models.DateTimeField(null=True, blank=True)
     down_cause = models.CharField(max_length=200, blank=True)
     sleep_deprived = models.BooleanField(default=False)  # R31
     # Bumped on every write: cards carry it, so a cached or late fragment is never taken for

@@ -23,6 +23,9 @@ def ruleset_for(campaign: Campaign) -> engine.Ruleset:
         automatic_wake_tries=campaign.automatic_wake_tries,
         poor_night_is_proper=campaign.poor_night_is_proper,
         morning_hour=campaign.morning_hour,
+        damage_ends_stabilisation=campaign.damage_ends_stabilisation,
+        surprise_ends_after_first_round=campaign.surprise_ends_after_first_round,
+        round_seconds=campaign.round_seconds,
     )
 
 
@@ -46,6 +49,7 @@ def character_state(row: Character, stats: Iterable[str]) -> engine.CharacterSta
         next_coma_hour=row.next_coma_hour,
         stabilised_at=row.stabilised_at,
         last_wake_try=row.last_wake_try,
+        wake_tries_from=row.wake_tries_from,
         down_cause=row.down_cause,
         conditions=tuple(
             engine.Condition(engine.ConditionKind(c.kind), c.cause) for c in row.conditions.all()
@@ -70,6 +74,7 @@ def campaign_state(campaign: Campaign, rows: Iterable[Character]) -> engine.Camp
         scene=campaign.scene,
         hour_rests_used=campaign.hour_rests_used,
         pending_hour_rest=campaign.pending_hour_rest,
+        fight=None if campaign.fight is None else engine.Fight.from_json(campaign.fight),
     )
 
 
@@ -86,6 +91,7 @@ CHARACTER_FIELDS = (
     "next_coma_hour",
     "stabilised_at",
     "last_wake_try",
+    "wake_tries_from",
     "down_cause",
     "sleep_deprived",
 )
@@ -115,8 +121,11 @@ def save_state(
     """Write what differs between `old` and `new` to the rows (and only that), with the
     `sheet` changes: `engine.Change`s of `SHEET_FIELDS`, which the engine's state lacks."""
     changed = [name for name in CAMPAIGN_FIELDS if getattr(old, name) != getattr(new, name)]
+    if old.fight != new.fight:
+        changed.append("fight")
     for name in changed:
-        setattr(campaign, name, getattr(new, name))
+        value = getattr(new, name)
+        setattr(campaign, name, value.to_json() if name == "fight" and value else value)
     if changed:
         campaign.save(update_fields=changed)
     sheets: dict[str, dict[str, object]] = {}

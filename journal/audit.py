@@ -76,6 +76,7 @@ _DATETIME_FIELDS = {
     "next_coma_hour",
     "stabilised_at",
     "last_wake_try",
+    "wake_tries_from",
     "at",
 }
 
@@ -104,6 +105,8 @@ def from_json(field: str, value: Any) -> Any:
         )
     if field == "illness":
         return engine.Illness(engine.Severity(value["severity"]), value["days_left"], value["name"])
+    if field == "fight":
+        return engine.Fight.from_json(value)
     if field == "stats":
         return tuple((name, number) for name, number in value)
     return value

@@ -12,6 +12,7 @@ from typing import Any
 from django.utils.translation import get_language
 
 from campaign.models import game_day
+from rules import engine
 from rules.engine import text as engine_text
 
 
@@ -77,6 +78,8 @@ FIELD_NAMES = {
     "next_coma_hour": ("prochaine heure de coma", "next coma hour"),
     "stabilised_at": ("stabilisé à", "stabilised at"),
     "last_wake_try": ("dernier essai de réveil", "last waking try"),
+    "wake_tries_from": ("essais de réveil comptés depuis", "waking tries counted from"),
+    "fight": ("combat", "fight"),
     "down_cause": ("cause de la chute", "cause of going down"),
     "clock": ("horloge", "clock"),
     "scene": ("scène", "scene"),
@@ -117,6 +120,8 @@ def _value(value: Any, lang: int) -> str:
         severity = engine_text.SEVERITY_TEXT[value.severity][lang]
         days = ("j", "d")[lang]
         return f"{severity} ({value.days_left} {days})"
+    if isinstance(value, engine.Fight):
+        return ("round %s", "round %s")[lang] % value.round
     if hasattr(value, "stat") and hasattr(value, "cause"):
         return f"−1 {value.stat}"
     if isinstance(value, tuple):

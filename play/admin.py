@@ -19,6 +19,7 @@ STATE_FIELDS = [
     "next_coma_hour",
     "stabilised_at",
     "last_wake_try",
+    "wake_tries_from",
     "down_cause",
     "sleep_deprived",
     "version",

@@ -174,3 +174,10 @@ def world(campaign, gm, player, other_player, outsider, pc, other_pc, npc, invit
         player_membership=memberships[player.pk],
         other_player_membership=memberships[other_player.pk],
     )
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Browser tests run last. Playwright's sync API keeps an event loop running in the main
+    thread for the rest of the session, and asgiref then refuses `async_to_sync` there, which
+    the live tests use."""
+    items.sort(key=lambda item: "tests/e2e/" in item.nodeid.replace("\\", "/"))

@@ -79,6 +79,9 @@ def settings_data(campaign, **overrides) -> dict:
         "coma_delay_minutes": "10",
         "automatic_wake_tries": "on",
         "morning_hour": "6",
+        "damage_ends_stabilisation": "on",
+        "surprise_ends_after_first_round": "on",
+        "round_seconds": "0",
     }
     data.update({key: str(value) for key, value in overrides.items()})
     return {key: value for key, value in data.items() if value != "False"}

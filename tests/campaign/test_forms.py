@@ -26,6 +26,9 @@ def test_it_renames_the_campaign_and_saves_the_ruleset(gm_client, campaign):
         automatic_wake_tries=False,
         poor_night_is_proper="on",
         morning_hour=7,
+        damage_ends_stabilisation=False,
+        surprise_ends_after_first_round=False,
+        round_seconds=6,
     )
     response = gm_client.post(url, data)
     assert response.status_code == 302
@@ -44,7 +47,10 @@ def test_it_renames_the_campaign_and_saves_the_ruleset(gm_client, campaign):
         campaign.automatic_wake_tries,
         campaign.poor_night_is_proper,
         campaign.morning_hour,
-    ) == (15, False, True, 7)
+        campaign.damage_ends_stabilisation,
+        campaign.surprise_ends_after_first_round,
+        campaign.round_seconds,
+    ) == (15, False, True, 7, False, False, 6)
     # The confirmation is shown on the next page.
     assert len(list(gm_client.get(url).context["messages"])) == 1
 

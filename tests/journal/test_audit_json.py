@@ -29,6 +29,18 @@ VALUES = {
     "next_coma_hour": [MOMENT],
     "stabilised_at": [MOMENT],
     "last_wake_try": [None, MOMENT],
+    "wake_tries_from": [None, MOMENT],
+    "fight": [
+        None,
+        engine.Fight(
+            order=("1", "2"),
+            round=2,
+            turn=1,
+            actions_left=(1, 2),
+            reflexes_left=(0, 1),
+            surprised=("1",),
+        ),
+    ],
     "clock": [MOMENT],
     "conditions": [
         (),
