@@ -461,10 +461,10 @@ def test_r7_a_sequel_lowers_the_odds_of_survie_only(gm_client, world):
         # " ?:": the French catalogue may not have the sentence's own spacing yet.
         (
             {"stat": "VAI", "difficulty": "dix"},
-            r"— \(Difficulté ?: Saisissez un nombre entier\.\)$",
+            r"— \(Difficulté\s?: Saisissez un nombre entier\.\)$",
         ),
-        ({"stat": "VAI", "difficulty": ""}, r"— \(Difficulté ?: Ce champ est obligatoire\.\)$"),
-        ({"stat": "VAI", "difficulty": "1", "modifier": "-"}, r"— \(Modificateur du MJ ?: "),
+        ({"stat": "VAI", "difficulty": ""}, r"— \(Difficulté\s?: Ce champ est obligatoire\.\)$"),
+        ({"stat": "VAI", "difficulty": "1", "modifier": "-"}, r"— \(Modificateur du MJ\s?: "),
     ],
 )
 def test_it_answers_a_dash_and_what_is_missing_for_a_half_typed_test(gm_client, world, query, hint):

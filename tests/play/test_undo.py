@@ -166,7 +166,7 @@ def test_it_undoes_from_the_history_and_shows_the_new_entry(gm_client, campaign,
     assert response["Location"].endswith(f"#entry-{undo.pk}")
     page = gm_client.get(reverse("history", args=[campaign.pk])).content.decode()
     assert f'id="entry-{undo.pk}"' in page
-    assert f"undoes #{entry.pk}" in page or f"annule #{entry.pk}" in page
+    assert f"undoes #{entry.pk}" in page or f"défait #{entry.pk}" in page
 
 
 def test_it_shows_the_conflict_and_both_choices_then_reverts_anyway(gm_client, campaign, gm, pc):
