@@ -84,10 +84,13 @@ def _run(
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
     drafts: Drafts | None = None,
+    fighting: bool = False,
 ) -> Result:
     """Run one operation on the campaign's characters (those ids, or all of them when None).
 
     Without `campaign_id`, the campaign is the first character's (a character never moves).
+    `fighting` adds the running fight's combatants to those ids, read once the campaign is
+    locked, so that no other action changes the fight in between (R33).
     The outcome's changes to `rows_state.SHEET_FIELDS` (not part of the engine's state) are
     written to the rows beside the state.
     """
@@ -99,6 +102,8 @@ def _run(
         )
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        if fighting and character_ids is not None and campaign.fight:
+            character_ids = [*character_ids, *map(int, campaign.fight["order"])]
         rows = _locked_rows(campaign, character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
         rng = dice_source(dice)
@@ -547,6 +552,101 @@ def hour_rest_share(
         "share_hour_rest",
         lambda t: engine.share_hour_rest(t.state, splits=by_key, ruleset=t.ruleset),
         actor=actor,
+        visibility=visibility,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Fights (R33): the GM's order, one turn each per round, budgets reset each round
+
+
+def _keys(character_ids: Iterable[int]) -> list[str]:
+    return [str(pk) for pk in character_ids]
+
+
+def fight_start(
+    *,
+    campaign_id: int,
+    actor,
+    character_ids: Iterable[int],
+    surprised_ids: Iterable[int] = (),
+    visibility: str | None = None,
+) -> Result:
+    """R33: a fight in the GM's order `character_ids` (no initiative roll); `surprised_ids`
+    become Surpris until the end of round 1 (R25). Refused while a fight is running."""
+    character_ids, surprised_ids = list(character_ids), list(surprised_ids)
+    order, surprised = _keys(character_ids), _keys(surprised_ids)
+    return _run(
+        campaign_id=campaign_id,
+        character_ids=[*character_ids, *surprised_ids],
+        fighting=True,
+        actor=actor,
+        action="fight_start",
+        operation=lambda t: engine.start_fight(
+            t.state, order, surprised=surprised, ruleset=t.ruleset
+        ),
+        visibility=visibility,
+    )
+
+
+def fight_next_turn(
+    *,
+    campaign_id: int,
+    actor,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """R33: the next turn, or a new round; a round the campaign gives a length moves the
+    clock (R32), so every character is loaded, as for the clock."""
+    return _on_party(
+        campaign_id,
+        "fight_next_turn",
+        lambda t: engine.next_turn(t.state, rng=t.rng, ruleset=t.ruleset),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def fight_spend(*, character_id: int, actor, what: str, visibility: str | None = None) -> Result:
+    """R33: the character spends one "action" or one "reflex" of this round's budget."""
+    key = str(character_id)
+    return _run(
+        character_ids=[character_id],
+        fighting=True,
+        actor=actor,
+        action="fight_spend",
+        operation=lambda t: engine.spend(t.state, key, what, ruleset=t.ruleset),
+        visibility=visibility,
+    )
+
+
+def fight_set_order(
+    *, campaign_id: int, actor, character_ids: Iterable[int], visibility: str | None = None
+) -> Result:
+    """R33: the GM reorders the fight, brings combatants in or takes some out."""
+    character_ids = list(character_ids)
+    order = _keys(character_ids)
+    return _run(
+        campaign_id=campaign_id,
+        character_ids=character_ids,
+        fighting=True,
+        actor=actor,
+        action="fight_set_order",
+        operation=lambda t: engine.set_order(t.state, order, ruleset=t.ruleset),
+        visibility=visibility,
+    )
+
+
+def fight_end(*, campaign_id: int, actor, visibility: str | None = None) -> Result:
+    """R33: the fight ends; the Surpris its start gave ends with it (R25)."""
+    return _run(
+        campaign_id=campaign_id,
+        character_ids=[],
+        fighting=True,
+        actor=actor,
+        action="fight_end",
+        operation=lambda t: engine.end_fight(t.state, ruleset=t.ruleset),
         visibility=visibility,
     )
 
@@ -1188,6 +1288,11 @@ SERVICES = (
     party_night_rest,
     party_hour_rest,
     hour_rest_share,
+    fight_start,
+    fight_next_turn,
+    fight_spend,
+    fight_set_order,
+    fight_end,
     character_create,
     character_update,
     entry_undo,
