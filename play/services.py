@@ -1029,10 +1029,10 @@ def entry_undo(
         return engine.Outcome(state=state, changes=tuple(changes), events=tuple(changes))
 
     def drafts(action, outcome, rows) -> list[audit.Draft]:
-        people = _people(outcome.changes)
+        people, names = _people(outcome.changes), _fighters(outcome.changes, rows)
         written = []
         for target, change in zip(targets, outcome.changes, strict=True):
-            fr, en = change_text(change, people=people)
+            fr, en = change_text(change, people=people, names=names)
             written.append(
                 audit.Draft(
                     kind=EntryKind.CHANGE,
@@ -1110,9 +1110,12 @@ def _undo_plan(t: _Table, targets: list[AuditEntry]):
             )
         elif current != set_to:
             people = _names({current, set_to, restore}) if entry.field == "owner" else {}
-            now_fr, now_en = value_text(current, entry.field, people)
-            then_fr, then_en = value_text(set_to, entry.field, people)
-            old_fr, old_en = value_text(restore, entry.field, people)
+            fighters = (
+                _fight_names((current, set_to, restore), t.rows) if entry.field == "fight" else {}
+            )
+            now_fr, now_en = value_text(current, entry.field, people, fighters)
+            then_fr, then_en = value_text(set_to, entry.field, people, fighters)
+            old_fr, old_en = value_text(restore, entry.field, people, fighters)
             problems.append(
                 UndoProblem(
                     entry.pk,
@@ -1164,7 +1167,7 @@ def _check_owner(t: _Table, key: str, kind: str, owner_id: int | None) -> None:
 
 def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
     """One draft per check, roll and change, in the order they happened."""
-    people = _people(outcome.changes)
+    people, names = _people(outcome.changes), _fighters(outcome.changes, rows)
     drafts = []
     for event in outcome.events:
         if isinstance(event, engine.CheckResult):
@@ -1172,8 +1175,26 @@ def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
         elif isinstance(event, engine.Roll):
             drafts.append(_roll_draft(action, event, rows))
         else:
-            drafts.append(_change_draft(action, event, rows, people))
+            drafts.append(_change_draft(action, event, rows, people, names))
     return drafts
+
+
+def _fighters(changes, rows: dict[str, Character]) -> dict[str, str]:
+    """The names of the characters the fight changes hold, by key."""
+    fights = [fight for c in changes if c.field == "fight" for fight in (c.before, c.after)]
+    return _fight_names(fights, rows)
+
+
+def _fight_names(fights, rows: dict[str, Character]) -> dict[str, str]:
+    """The names of the characters in `fights` (engine Fights or None), by key: the locked
+    rows', else read (an undo of a fight change locks no character)."""
+    keys = {key for fight in fights if fight is not None for key in fight.order}
+    names = {key: rows[key].name for key in keys if key in rows}
+    missing = [int(key) for key in keys - names.keys()]
+    if missing:
+        found = Character.objects.filter(pk__in=missing).values_list("pk", "name")
+        names |= {str(pk): name for pk, name in found}
+    return names
 
 
 def _people(changes) -> dict[int, str]:
@@ -1249,8 +1270,8 @@ def _roll_draft(action, roll, rows) -> audit.Draft:
     )
 
 
-def _change_draft(action, change, rows, people) -> audit.Draft:
-    fr, en = change_text(change, people=people)
+def _change_draft(action, change, rows, people, names=None) -> audit.Draft:
+    fr, en = change_text(change, people=people, names=names)
     return audit.Draft(
         kind=EntryKind.CHANGE,
         action=action,
