@@ -143,22 +143,44 @@ def _shown(field: str, value: Any, lang: int, people: dict[int, str]) -> str:
     return _value(value, lang)
 
 
-def value_text(value: Any, field: str = "", people=None) -> tuple[str, str]:
+def value_text(value: Any, field: str = "", people=None, names=None) -> tuple[str, str]:
     """A value (of `field`, when it needs it) as people read it, in French and English;
-    `people` names the user ids an owner holds."""
+    `people` names the user ids an owner holds, `names` the character keys a fight holds."""
+    if field == "fight" and value is not None:
+        return fight_summary(value, names or {})
     return _shown(field, value, 0, people or {}), _shown(field, value, 1, people or {})
+
+
+def fight_summary(fight, names: dict[str, str]) -> tuple[str, str]:
+    """ "round 2, tour de Gaspard (Isaure 2 actions, 0 réflexe ; Gaspard 1 action, 1 réflexe)"."""
+    label = {key: names.get(key) or f"#{key}" for key in fight.order}
+    who = label[fight.current]
+    left = [(label[key], _counts(*fight.left(key))) for key in fight.order]
+    return (
+        f"round {fight.round}, tour {de(who)} ("
+        + " ; ".join(f"{name} {fr}" for name, (fr, _) in left)
+        + ")",
+        f"round {fight.round}, {who}’s turn ("
+        + "; ".join(f"{name} {en}" for name, (_, en) in left)
+        + ")",
+    )
 
 
 def field_name(field: str) -> tuple[str, str]:
     return FIELD_NAMES.get(field, (field, field))
 
 
-def change_text(change, people=None) -> tuple[str, str]:
+def change_text(change, people=None, names=None) -> tuple[str, str]:
     """ "R10 · PV : 3 → −2"; "ADR 2 → 3" for the statistics that changed; a creation lists
-    the new sheet. `people` names the user ids an owner change holds."""
+    the new sheet; a fight's move says what moved ("R33 · Round 2 : tour d’Isaure").
+    `people` names the user ids an owner change holds, `names` the character keys a fight
+    holds."""
     people = people or {}
     if change.field == CREATED:
         return _created_text(change.after, people)
+    if change.field == "fight":
+        fr, en = _fight_text(change.before, change.after, names or {})
+        return _prefixed(change.rule_id, fr), _prefixed(change.rule_id, en)
     fr_name, en_name = field_name(change.field)
     if change.field == "stats":
         now = dict(change.after or ())
@@ -178,6 +200,58 @@ def change_text(change, people=None) -> tuple[str, str]:
         )
         for lang, (name, sep) in enumerate(((fr_name, " : "), (en_name, ": ")))
     )
+
+
+def _counts(actions: int, reflexes: int) -> tuple[str, str]:
+    # French puts 0 and 1 in the singular, English only 1.
+    return (
+        f"{actions} action{'s' * (actions > 1)}, {reflexes} réflexe{'s' * (reflexes > 1)}",
+        f"{actions} action{'s' * (actions != 1)}, {reflexes} reflex{'es' * (reflexes != 1)}",
+    )
+
+
+def _fight_text(before, after, names: dict[str, str]) -> tuple[str, str]:
+    """What moved in a fight (R33), in words: its start, a round, a turn, the order, what a
+    combatant spent, its end. `before`/`after` are `engine.Fight`s or None."""
+
+    def name(key: str) -> str:
+        return names.get(key) or f"#{key}"
+
+    if after is None:
+        if before is None:
+            return "aucun combat", "no fight"
+        return f"Fin du combat (round {before.round})", f"The fight ends (round {before.round})"
+    who = name(after.current)
+    turn = f"tour {de(who)}", f"{who}’s turn"
+    order = ", ".join(name(key) for key in after.order)
+    if before is None:
+        return (
+            f"Début du combat : {order} ; round {after.round}, {turn[0]}",
+            f"The fight begins: {order}; round {after.round}, {turn[1]}",
+        )
+    if after.round != before.round:
+        return (
+            f"Fin du round {before.round} ; round {after.round}, {turn[0]}",
+            f"End of round {before.round}; round {after.round}, {turn[1]}",
+        )
+    if after.order != before.order:
+        return (
+            f"Ordre du combat : {order} ; round {after.round}, {turn[0]}",
+            f"Fight order: {order}; round {after.round}, {turn[1]}",
+        )
+    spent = [
+        (name(key), _counts(*before.left(key)), _counts(*after.left(key)))
+        for key in after.order
+        if before.left(key) != after.left(key)
+    ]
+    if spent:
+        return (
+            f"Round {after.round} · "
+            + " ; ".join(f"{label} : {was[0]} → {now[0]}" for label, was, now in spent),
+            f"Round {after.round} · "
+            + "; ".join(f"{label}: {was[1]} → {now[1]}" for label, was, now in spent),
+        )
+    return f"Round {after.round}, {turn[0]}", f"Round {after.round}, {turn[1]}"
 
 
 def _prefixed(rule_id: str, text: str) -> str:

@@ -84,10 +84,13 @@ def _run(
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
     drafts: Drafts | None = None,
+    fighting: bool = False,
 ) -> Result:
     """Run one operation on the campaign's characters (those ids, or all of them when None).
 
     Without `campaign_id`, the campaign is the first character's (a character never moves).
+    `fighting` adds the running fight's combatants to those ids, read once the campaign is
+    locked, so that no other action changes the fight in between (R33).
     The outcome's changes to `rows_state.SHEET_FIELDS` (not part of the engine's state) are
     written to the rows beside the state.
     """
@@ -99,6 +102,8 @@ def _run(
         )
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        if fighting and character_ids is not None and campaign.fight:
+            character_ids = [*character_ids, *map(int, campaign.fight["order"])]
         rows = _locked_rows(campaign, character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
         rng = dice_source(dice)
@@ -552,6 +557,101 @@ def hour_rest_share(
 
 
 # ---------------------------------------------------------------------------------------------
+# Fights (R33): the GM's order, one turn each per round, budgets reset each round
+
+
+def _keys(character_ids: Iterable[int]) -> list[str]:
+    return [str(pk) for pk in character_ids]
+
+
+def fight_start(
+    *,
+    campaign_id: int,
+    actor,
+    character_ids: Iterable[int],
+    surprised_ids: Iterable[int] = (),
+    visibility: str | None = None,
+) -> Result:
+    """R33: a fight in the GM's order `character_ids` (no initiative roll); `surprised_ids`
+    become Surpris until the end of round 1 (R25). Refused while a fight is running."""
+    character_ids, surprised_ids = list(character_ids), list(surprised_ids)
+    order, surprised = _keys(character_ids), _keys(surprised_ids)
+    return _run(
+        campaign_id=campaign_id,
+        character_ids=[*character_ids, *surprised_ids],
+        fighting=True,
+        actor=actor,
+        action="fight_start",
+        operation=lambda t: engine.start_fight(
+            t.state, order, surprised=surprised, ruleset=t.ruleset
+        ),
+        visibility=visibility,
+    )
+
+
+def fight_next_turn(
+    *,
+    campaign_id: int,
+    actor,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """R33: the next turn, or a new round; a round the campaign gives a length moves the
+    clock (R32), so every character is loaded, as for the clock."""
+    return _on_party(
+        campaign_id,
+        "fight_next_turn",
+        lambda t: engine.next_turn(t.state, rng=t.rng, ruleset=t.ruleset),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def fight_spend(*, character_id: int, actor, what: str, visibility: str | None = None) -> Result:
+    """R33: the character spends one "action" or one "reflex" of this round's budget."""
+    key = str(character_id)
+    return _run(
+        character_ids=[character_id],
+        fighting=True,
+        actor=actor,
+        action="fight_spend",
+        operation=lambda t: engine.spend(t.state, key, what, ruleset=t.ruleset),
+        visibility=visibility,
+    )
+
+
+def fight_set_order(
+    *, campaign_id: int, actor, character_ids: Iterable[int], visibility: str | None = None
+) -> Result:
+    """R33: the GM reorders the fight, brings combatants in or takes some out."""
+    character_ids = list(character_ids)
+    order = _keys(character_ids)
+    return _run(
+        campaign_id=campaign_id,
+        character_ids=character_ids,
+        fighting=True,
+        actor=actor,
+        action="fight_set_order",
+        operation=lambda t: engine.set_order(t.state, order, ruleset=t.ruleset),
+        visibility=visibility,
+    )
+
+
+def fight_end(*, campaign_id: int, actor, visibility: str | None = None) -> Result:
+    """R33: the fight ends; the Surpris its start gave ends with it (R25)."""
+    return _run(
+        campaign_id=campaign_id,
+        character_ids=[],
+        fighting=True,
+        actor=actor,
+        action="fight_end",
+        operation=lambda t: engine.end_fight(t.state, ruleset=t.ruleset),
+        visibility=visibility,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # The sheet: creating and editing a character, on the log like any action (R1–R4, R10, R26)
 
 
@@ -929,10 +1029,10 @@ def entry_undo(
         return engine.Outcome(state=state, changes=tuple(changes), events=tuple(changes))
 
     def drafts(action, outcome, rows) -> list[audit.Draft]:
-        people = _people(outcome.changes)
+        people, names = _people(outcome.changes), _fighters(outcome.changes, rows)
         written = []
         for target, change in zip(targets, outcome.changes, strict=True):
-            fr, en = change_text(change, people=people)
+            fr, en = change_text(change, people=people, names=names)
             written.append(
                 audit.Draft(
                     kind=EntryKind.CHANGE,
@@ -1010,9 +1110,12 @@ def _undo_plan(t: _Table, targets: list[AuditEntry]):
             )
         elif current != set_to:
             people = _names({current, set_to, restore}) if entry.field == "owner" else {}
-            now_fr, now_en = value_text(current, entry.field, people)
-            then_fr, then_en = value_text(set_to, entry.field, people)
-            old_fr, old_en = value_text(restore, entry.field, people)
+            fighters = (
+                _fight_names((current, set_to, restore), t.rows) if entry.field == "fight" else {}
+            )
+            now_fr, now_en = value_text(current, entry.field, people, fighters)
+            then_fr, then_en = value_text(set_to, entry.field, people, fighters)
+            old_fr, old_en = value_text(restore, entry.field, people, fighters)
             problems.append(
                 UndoProblem(
                     entry.pk,
@@ -1064,7 +1167,7 @@ def _check_owner(t: _Table, key: str, kind: str, owner_id: int | None) -> None:
 
 def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
     """One draft per check, roll and change, in the order they happened."""
-    people = _people(outcome.changes)
+    people, names = _people(outcome.changes), _fighters(outcome.changes, rows)
     drafts = []
     for event in outcome.events:
         if isinstance(event, engine.CheckResult):
@@ -1072,8 +1175,26 @@ def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
         elif isinstance(event, engine.Roll):
             drafts.append(_roll_draft(action, event, rows))
         else:
-            drafts.append(_change_draft(action, event, rows, people))
+            drafts.append(_change_draft(action, event, rows, people, names))
     return drafts
+
+
+def _fighters(changes, rows: dict[str, Character]) -> dict[str, str]:
+    """The names of the characters the fight changes hold, by key."""
+    fights = [fight for c in changes if c.field == "fight" for fight in (c.before, c.after)]
+    return _fight_names(fights, rows)
+
+
+def _fight_names(fights, rows: dict[str, Character]) -> dict[str, str]:
+    """The names of the characters in `fights` (engine Fights or None), by key: the locked
+    rows', else read (an undo of a fight change locks no character)."""
+    keys = {key for fight in fights if fight is not None for key in fight.order}
+    names = {key: rows[key].name for key in keys if key in rows}
+    missing = [int(key) for key in keys - names.keys()]
+    if missing:
+        found = Character.objects.filter(pk__in=missing).values_list("pk", "name")
+        names |= {str(pk): name for pk, name in found}
+    return names
 
 
 def _people(changes) -> dict[int, str]:
@@ -1149,8 +1270,8 @@ def _roll_draft(action, roll, rows) -> audit.Draft:
     )
 
 
-def _change_draft(action, change, rows, people) -> audit.Draft:
-    fr, en = change_text(change, people=people)
+def _change_draft(action, change, rows, people, names=None) -> audit.Draft:
+    fr, en = change_text(change, people=people, names=names)
     return audit.Draft(
         kind=EntryKind.CHANGE,
         action=action,
@@ -1188,6 +1309,11 @@ SERVICES = (
     party_night_rest,
     party_hour_rest,
     hour_rest_share,
+    fight_start,
+    fight_next_turn,
+    fight_spend,
+    fight_set_order,
+    fight_end,
     character_create,
     character_update,
     entry_undo,

@@ -21,6 +21,7 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection, transaction
 
+from campaign import services as campaign_services
 from campaign.models import Campaign
 from characters import state as rows_state
 from characters.models import Character, Condition, Illness, Sequel
@@ -89,6 +90,30 @@ def _ill(world):
 
 def _pending_hour_rest(world):
     Campaign.objects.filter(pk=world.campaign.pk).update(pending_hour_rest=3, hour_rests_used=1)
+
+
+def _fighting(world, *, surprised=()):
+    """A fight (R33): Isaure then Gaspard, round 1, Isaure's turn."""
+    services.fight_start(
+        campaign_id=world.campaign.pk,
+        actor=world.gm,
+        character_ids=[world.pc.pk, world.other_pc.pk],
+        surprised_ids=surprised,
+    )
+
+
+def _last_turn_of_round_1(world):
+    # Rounds of a minute; the NPC, not fighting, in a coma whose hour falls in the round.
+    Campaign.objects.filter(pk=world.campaign.pk).update(round_seconds=60)
+    put(world.npc, pv=-2, vital="coma", next_coma_hour=at(minutes=1))
+    _fighting(world, surprised=[world.pc.pk])
+    services.fight_next_turn(campaign_id=world.campaign.pk, actor=world.gm)
+
+
+def _reflex_spent(world):
+    # Isaure has 1 reflex a round (R4): spent, none is left this round.
+    _fighting(world)
+    services.fight_spend(character_id=world.pc.pk, actor=world.gm, what="reflex")
 
 
 def _a_damage_to_undo(world):
@@ -174,6 +199,22 @@ CASES = {
     "party_hour_rest": Case(lambda w: {"campaign_id": w.campaign.pk, "dice": [3]}),
     "hour_rest_share": Case(
         lambda w: {"campaign_id": w.campaign.pk, "splits": {w.pc.pk: (2, 1)}}, _pending_hour_rest
+    ),
+    "fight_start": Case(
+        lambda w: {
+            "campaign_id": w.campaign.pk,
+            "character_ids": [w.other_pc.pk, w.pc.pk],
+            "surprised_ids": [w.pc.pk],
+        }
+    ),
+    "fight_next_turn": Case(lambda w: {"campaign_id": w.campaign.pk}, _last_turn_of_round_1),
+    "fight_spend": Case(lambda w: {"character_id": w.pc.pk, "what": "reflex"}, _fighting),
+    "fight_set_order": Case(
+        lambda w: {"campaign_id": w.campaign.pk, "character_ids": [w.npc.pk, w.other_pc.pk]},
+        lambda w: _fighting(w, surprised=[w.pc.pk]),
+    ),
+    "fight_end": Case(
+        lambda w: {"campaign_id": w.campaign.pk}, lambda w: _fighting(w, surprised=[w.pc.pk])
     ),
     "character_create": Case(
         lambda w: {
@@ -493,6 +534,61 @@ REFUSALS = {
         ),
         engine.WakeAlreadyTried,
     ),
+    "spending a reflex with none left (R33)": (
+        "fight_spend",
+        lambda w: _reflex_spent(w) or {"character_id": w.pc.pk, "what": "reflex"},
+        engine.NothingLeftToSpend,
+    ),
+    "spending something else than an action or a reflex": (
+        "fight_spend",
+        lambda w: _fighting(w) or {"character_id": w.pc.pk, "what": "sort"},
+        engine.InvalidSpend,
+    ),
+    "spending outside the fight": (
+        "fight_spend",
+        lambda w: _fighting(w) or {"character_id": w.npc.pk, "what": "action"},
+        engine.NotInFight,
+    ),
+    "starting a fight twice": (
+        "fight_start",
+        lambda w: _fighting(w) or {"campaign_id": w.campaign.pk, "character_ids": [w.npc.pk]},
+        engine.FightAlreadyRunning,
+    ),
+    "a character of another campaign in the fight": (
+        "fight_start",
+        lambda w: {
+            "campaign_id": w.campaign.pk,
+            "character_ids": [w.pc.pk, _stranger(w).pk],
+        },
+        engine.UnknownCharacter,
+    ),
+    "a character of another campaign joining the fight": (
+        "fight_set_order",
+        lambda w: (
+            _fighting(w)
+            or {"campaign_id": w.campaign.pk, "character_ids": [w.pc.pk, _stranger(w).pk]}
+        ),
+        engine.UnknownCharacter,
+    ),
+    "a dead character in the fight": (
+        "fight_start",
+        lambda w: (
+            put(w.npc, pv=-5, vital="dead")
+            and {"campaign_id": w.campaign.pk, "character_ids": [w.pc.pk, w.npc.pk]}
+        ),
+        engine.CharacterDead,
+    ),
+    "a character twice in the order": (
+        "fight_start",
+        lambda w: {"campaign_id": w.campaign.pk, "character_ids": [w.pc.pk, w.pc.pk]},
+        engine.InvalidFight,
+    ),
+    "a next turn with no fight": (
+        "fight_next_turn",
+        lambda w: {"campaign_id": w.campaign.pk},
+        engine.NoFight,
+    ),
+    "ending no fight": ("fight_end", lambda w: {"campaign_id": w.campaign.pk}, engine.NoFight),
     "typed dice the action did not use": (
         "character_check",
         lambda w: {"character_id": w.pc.pk, "stat": "VAI", "dice": [14, 3, 5]},
@@ -506,9 +602,18 @@ REFUSALS = {
 }
 
 
+def _stranger(world) -> Character:
+    """A character of another campaign of the same GM."""
+    other = campaign_services.campaign_create(user=world.gm, name="Les Marches")
+    return Character.objects.create(
+        campaign=other, name="Ombre", pv=5, pv_max=5, flux=2, flux_max=2
+    )
+
+
 @pytest.mark.parametrize(("name", "arguments", "error"), REFUSALS.values(), ids=REFUSALS)
 def test_a_refusal_leaves_rows_and_log_as_they_were(world, published, name, arguments, error):
-    kwargs = arguments(world)
+    kwargs = arguments(world)  # may play actions first (a fight started): not the refusal's
+    published.clear()
     before = db_state()
     with pytest.raises(error):
         getattr(services, name)(actor=world.gm, **kwargs)
