@@ -206,39 +206,26 @@ def character_damage(
     )
 
 
-def character_heal(
-    *, character_id: int, actor, amount: int, visibility: str | None = None
-) -> Result:
-    key = str(character_id)
-    return _on_character(
-        character_id,
-        "heal",
-        lambda t: engine.heal(t.state, key, amount, ruleset=t.ruleset),
-        actor=actor,
-        visibility=visibility,
-    )
+def _amount_service(name: str, action: str, engine_function):
+    """heal, flux_spend and flux_restore differ only in the engine function and action name."""
+
+    def service(*, character_id: int, actor, amount: int, visibility: str | None = None) -> Result:
+        key = str(character_id)
+        return _on_character(
+            character_id,
+            action,
+            lambda t: engine_function(t.state, key, amount, ruleset=t.ruleset),
+            actor=actor,
+            visibility=visibility,
+        )
+
+    service.__name__ = service.__qualname__ = name
+    return service
 
 
-def flux_spend(*, character_id: int, actor, amount: int, visibility: str | None = None) -> Result:
-    key = str(character_id)
-    return _on_character(
-        character_id,
-        "spend_flux",
-        lambda t: engine.spend_flux(t.state, key, amount, ruleset=t.ruleset),
-        actor=actor,
-        visibility=visibility,
-    )
-
-
-def flux_restore(*, character_id: int, actor, amount: int, visibility: str | None = None) -> Result:
-    key = str(character_id)
-    return _on_character(
-        character_id,
-        "restore_flux",
-        lambda t: engine.restore_flux(t.state, key, amount, ruleset=t.ruleset),
-        actor=actor,
-        visibility=visibility,
-    )
+character_heal = _amount_service("character_heal", "heal", engine.heal)
+flux_spend = _amount_service("flux_spend", "spend_flux", engine.spend_flux)
+flux_restore = _amount_service("flux_restore", "restore_flux", engine.restore_flux)
 
 
 def character_check(
