@@ -1,7 +1,8 @@
 """A character's card as HTML, cached per character version.
 
 A card's HTML depends only on its character's rows (whose `version` changes with every
-write), the campaign's settings shown on it, the viewer's role and language. It is cached
+write), the campaign's settings shown on it, the character's seat in the running fight (R33),
+the viewer's role and language. It is cached
 under those, without the CSRF token, which is put in per request (or per live stream), and
 without the out-of-band mark of an action's response: the card an action just changed is then
 cached for the live stream's push of the same version.
@@ -12,7 +13,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.translation import get_language
 
-from play.selectors import card_for, characters_for_cards
+from play.selectors import card_for, characters_for_cards, fight_seat
 
 CSRF_PLACEHOLDER = "__csrf_token_placeholder__"
 OOB_PLACEHOLDER = "__oob_placeholder__"
@@ -34,6 +35,7 @@ def card_cache_key(c, campaign, membership) -> str:
                 "gm" if membership.is_gm else "player",
                 ",".join(campaign.stats),
                 campaign.default_roll_visibility,
+                getattr(fight_seat(campaign, c.pk), "key", "-"),
             ),
         )
     )

@@ -29,6 +29,46 @@ ACTION_LINKS = [
 
 
 @dataclass(frozen=True)
+class FightSeat:
+    """Where a character stands in the running fight (R33): its place in the GM's order
+    (from 1), whether it is its turn, and what it has left this round."""
+
+    round: int
+    place: int
+    current: bool
+    actions_left: int
+    reflexes_left: int
+
+    @property
+    def key(self) -> str:
+        """What of the fight the character's card shows, for its cache key."""
+        numbers = (self.round, self.place, int(self.current), self.actions_left, self.reflexes_left)
+        return ".".join(map(str, numbers))
+
+
+def fight_seat(campaign: Campaign, character_id: int) -> FightSeat | None:
+    """The character's seat in `campaign`'s running fight, or None (no fight, not in it).
+
+    Read from the stored fight (`Campaign.fight`, `engine.Fight.to_json()`) without a query.
+    """
+    data = campaign.fight
+    if not data:
+        return None
+    key = str(character_id)
+    order = [str(k) for k in data["order"]]
+    if key not in order:
+        return None
+    index = order.index(key)
+    return FightSeat(
+        round=int(data["round"]),
+        place=index + 1,
+        current=int(data["turn"]) == index,
+        actions_left=int(data["actions_left"][index]),
+        reflexes_left=int(data["reflexes_left"][index]),
+    )
+
+
+@dataclass(frozen=True)
 class Card:
     """What a card or a sheet shows of a character, derived once from its rows."""
 
@@ -39,6 +79,7 @@ class Card:
     conditions: list[tuple[str, str]]
     illness: str
     vital: str
+    fight: FightSeat | None = None
     action_links = ACTION_LINKS
 
 
@@ -80,6 +121,7 @@ def card_for(character: Character, campaign: Campaign) -> Card:
         conditions=[condition_line(c, lang) for c in state.conditions],
         illness=illness,
         vital=engine_text.VITAL_TEXT[state.vital][lang],
+        fight=fight_seat(campaign, character.pk),
     )
 
 
