@@ -5,6 +5,7 @@ from playwright.sync_api import expect
 
 from play import services
 from rules import engine
+from tests.e2e.pages import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -27,11 +28,7 @@ def server_dice(monkeypatch):
 def gm_page(browser, live_server, console_errors, campaign, pc, other_pc):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="fr-FR")
     page = console_errors(context.new_page())
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", "gaelle_mj")
-    page.fill("input[name=password]", "correct horse battery")
-    page.click("main form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    log_in(page, live_server.url, "gaelle_mj")
     page.goto(f"{live_server.url}/c/{campaign.pk}/")
     # Set before any action: a page reload would wipe it.
     page.evaluate(f"{NO_RELOAD} = 'still here'")

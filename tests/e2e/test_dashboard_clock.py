@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from campaign.models import Campaign
+from tests.e2e.pages import log_in
 from tests.e2e.test_live import two_processes  # noqa: F401  (a fixture)
 
 pytestmark = [pytest.mark.e2e]
@@ -20,11 +21,7 @@ LIVE_WAIT = 15_000  # ms: the polling fallback looks every 4 s
 def _dashboard(browser, base_url: str, campaign_id: int, username, password, console_errors):
     context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="fr-FR")
     page = console_errors(context.new_page())
-    page.goto(f"{base_url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.click("main form button[type=submit]")
-    page.wait_for_url(f"{base_url}/")
+    log_in(page, base_url, username, password)
     page.goto(f"{base_url}/c/{campaign_id}/")
     page.evaluate(f"{NO_RELOAD} = 'still here'")
     return context, page

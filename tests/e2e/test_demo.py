@@ -5,6 +5,8 @@ import io
 import pytest
 from django.core.management import call_command
 
+from tests.e2e.pages import log_in
+
 pytestmark = pytest.mark.e2e
 
 
@@ -15,11 +17,7 @@ def demo(live_server):
 
 
 def _log_in(page, base_url, username):
-    page.goto(f"{base_url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", "demo")
-    page.click("main form button[type=submit]")
-    page.wait_for_url(f"{base_url}/")
+    log_in(page, base_url, username, "demo")
     assert page.locator(".topnav .who").inner_text() == username
 
 

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from campaign.models import Campaign
 from characters.models import Character
+from tests.e2e.pages import log_in
 from tests.play.play import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -68,11 +69,7 @@ def session_page(browser, live_server, console_errors, campaign, pc, other_pc, d
         f"{live_server.url}{poll}**",
         lambda route: route.fulfill(json={"changes": [], "last_id": None}),
     )
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", "gaelle_mj")
-    page.fill("input[name=password]", "correct horse battery")
-    page.click("main form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    log_in(page, live_server.url, "gaelle_mj")
     page.goto(f"{live_server.url}/c/{campaign.pk}/")
     page.evaluate(f"{NO_RELOAD} = 'still here'")
     yield page

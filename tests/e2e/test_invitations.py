@@ -11,6 +11,7 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from campaign.models import Campaign, Invitation
+from tests.e2e.pages import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -29,11 +30,7 @@ def gm_page(request, browser, live_server, console_errors, gm):
     )
     page = console_errors(context.new_page())
     page.viewport_name = request.param
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", gm.username)
-    page.fill("input[name=password]", "correct horse battery")
-    page.click("main form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    log_in(page, live_server.url, gm.username)
     yield page
     context.close()
 

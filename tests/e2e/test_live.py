@@ -19,6 +19,8 @@ import dj_database_url
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.pages import log_in
+
 pytestmark = [pytest.mark.e2e]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,11 +141,7 @@ def _vitals(db_url: str, character_id: int) -> tuple[str, str]:
 def _login(browser, base_url: str, username: str, console_errors):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="fr-FR")
     page = console_errors(context.new_page())
-    page.goto(f"{base_url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", "demo")
-    page.click("main form button[type=submit]")
-    page.wait_for_url(f"{base_url}/")
+    log_in(page, base_url, username, "demo")
     return context, page
 
 

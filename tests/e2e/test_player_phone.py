@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 
 from campaign.models import PartyVisibility
 from journal.models import AuditEntry
+from tests.e2e.pages import log_in
 from tests.play.play import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -36,11 +37,7 @@ def phone(browser, live_server, console_errors, campaign, gm, pc, other_pc):
         locale="fr-FR",
     )
     page = console_errors(context.new_page())
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", "paul_joueur")
-    page.fill("input[name=password]", "correct horse battery")
-    page.click("main form button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    log_in(page, live_server.url, "paul_joueur")
     yield page
     context.close()
 
