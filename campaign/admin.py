@@ -1,21 +1,8 @@
 from django.contrib import admin
 
-from campaign.models import Campaign, Invitation, Membership
+from campaign.models import Invitation, Membership
 
-
-class MembershipInline(admin.TabularInline):
-    model = Membership
-    extra = 0
-    autocomplete_fields = ["user"]
-
-
-@admin.register(Campaign)
-class CampaignAdmin(admin.ModelAdmin):
-    list_display = ["name", "created_at", "default_difficulty", "players_roll"]
-    search_fields = ["name"]
-    inlines = [MembershipInline]
-    # Game state, moved only by play's services, which log it (R18, R32).
-    readonly_fields = ["clock", "scene", "hour_rests_used", "pending_hour_rest", "fight"]
+# The Campaign admin is play's (play/admin.py): a setting changed there is logged.
 
 
 @admin.register(Membership)
@@ -24,6 +11,11 @@ class MembershipAdmin(admin.ModelAdmin):
     list_filter = ["role"]
     search_fields = ["user__username", "campaign__name"]
     autocomplete_fields = ["user", "campaign"]
+
+    def has_delete_permission(self, request, obj=None):
+        # Removing a member takes their characters' player away, which is logged: the
+        # campaign's members page does it (play.services.membership_end).
+        return False
 
 
 @admin.register(Invitation)

@@ -2,7 +2,6 @@
 
 from django.db import transaction
 from django.db.models import F
-from django.utils.translation import gettext as _
 
 from campaign.models import Campaign, Invitation, Membership, Role
 
@@ -34,18 +33,5 @@ def invitation_accept(*, invitation_id: int, user) -> Membership:
         )
 
 
-def membership_end(*, membership_id: int) -> None:
-    """A member leaves or is removed. A campaign always keeps at least one GM."""
-    with transaction.atomic():
-        membership = Membership.objects.select_for_update().get(pk=membership_id)
-        if membership.is_gm:
-            gms = Membership.objects.select_for_update().filter(
-                campaign_id=membership.campaign_id, role=Role.GM
-            )
-            if gms.count() <= 1:
-                raise CampaignError(
-                    _("A campaign needs at least one game master: name another GM first.")
-                )
-        # Their characters stay in the campaign, without a player.
-        membership.campaign.characters.filter(owner_id=membership.user_id).update(owner=None)
-        membership.delete()
+# A membership's end changes characters (their owner), so it is a service of play's, logged:
+# play.services.membership_end.

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaign import services
-from campaign.forms import CampaignCreateForm, CampaignSettingsForm, InvitationForm, SignupForm
+from campaign.forms import CampaignCreateForm, InvitationForm, SignupForm
 from campaign.models import Invitation, Membership
 from campaign.permissions import get_gm_membership, get_membership
 
@@ -65,28 +65,6 @@ def campaign_create(request):
         _("Campaign “%(name)s” created. Next step: invite your players.") % {"name": campaign.name},
     )
     return redirect("members", campaign.pk)
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def campaign_settings(request, campaign_id):
-    membership = get_gm_membership(request, campaign_id)
-    campaign = membership.campaign
-    form = CampaignSettingsForm(request.POST or None, instance=campaign)
-    if request.method == "POST":
-        if form.is_valid():
-            form.save()
-            messages.success(request, _("Settings saved."))
-            return redirect("campaign_settings", campaign.pk)
-        status = 400
-    else:
-        status = 200
-    return render(
-        request,
-        "campaign/settings.html",
-        {"campaign": campaign, "membership": membership, "form": form},
-        status=status,
-    )
 
 
 def _join_url(request, invitation) -> str:
@@ -197,28 +175,3 @@ def join(request, token):
         {"invitation": invitation, "problem": problem},
         status=410 if problem else 200,
     )
-
-
-@login_required
-@require_POST
-def member_remove(request, campaign_id, membership_id):
-    get_gm_membership(request, campaign_id)
-    target = get_object_or_404(Membership, pk=membership_id, campaign_id=campaign_id)
-    return _end_membership(request, target, redirect_to=reverse("members", args=[campaign_id]))
-
-
-@login_required
-@require_POST
-def leave(request, campaign_id):
-    membership = get_membership(request, campaign_id)
-    return _end_membership(request, membership, redirect_to=reverse("home"))
-
-
-def _end_membership(request, membership, *, redirect_to):
-    try:
-        services.membership_end(membership_id=membership.pk)
-    except services.CampaignError as error:
-        messages.error(request, str(error))
-        own = get_membership(request, membership.campaign_id)
-        return _members_page(request, own, InvitationForm() if own.is_gm else None, status=409)
-    return redirect(redirect_to)

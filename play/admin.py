@@ -1,4 +1,4 @@
-"""The characters in the Django admin: shown whole, written only through the services.
+"""Characters and campaigns in the Django admin: shown whole, written only through the services.
 
 Here rather than in characters/, because saving goes through `play.services` (the layers
 import downwards only): an admin's change is logged and follows the rules like the GM's.
@@ -7,6 +7,8 @@ import downwards only): an admin's change is logged and follows the rules like t
 from django import forms
 from django.contrib import admin
 
+from campaign.forms import CampaignSettingsForm
+from campaign.models import Campaign, Membership
 from characters.models import Character, Condition, Illness, Sequel
 from play import services
 
@@ -123,3 +125,27 @@ SHEET_ARGUMENTS = (
     "public_notes",
     "gm_notes",
 )
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    can_delete = False  # the members page removes a member: their characters' owner is logged
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "created_at", "default_difficulty", "players_roll"]
+    search_fields = ["name"]
+    inlines = [MembershipInline]
+    # Game state, moved only by play's services, which log it (R18, R32, R33).
+    readonly_fields = ["clock", "scene", "hour_rests_used", "pending_hour_rest", "fight"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:  # a new campaign: nothing has happened in it yet to log
+            super().save_model(request, obj, form, change)
+            return
+        settings = set(CampaignSettingsForm.Meta.fields)
+        changed = {name: form.cleaned_data[name] for name in form.changed_data if name in settings}
+        services.campaign_settings_update(campaign_id=obj.pk, actor=request.user, **changed)

@@ -1,8 +1,19 @@
 from django.urls import path
 
-from play import player, views
+from play import campaign_views, player, views
 
 urlpatterns = [
+    path(
+        "c/<int:campaign_id>/settings/",
+        campaign_views.campaign_settings,
+        name="campaign_settings",
+    ),
+    path("c/<int:campaign_id>/members/leave/", campaign_views.leave, name="leave"),
+    path(
+        "c/<int:campaign_id>/members/<int:membership_id>/remove/",
+        campaign_views.member_remove,
+        name="member_remove",
+    ),
     path("c/<int:campaign_id>/", views.campaign_detail, name="campaign"),
     path("c/<int:campaign_id>/characters/new/", views.character_create, name="character_create"),
     path(

@@ -92,6 +92,8 @@ def test_it_serves_every_admin_page_to_staff(staff_client, admin_world, name):
         assert response.status_code == 403  # needs the field it completes
     elif short in ("journal_auditentry_add", "journal_auditentry_delete"):
         assert response.status_code == 403  # the log is read-only, even for staff
+    elif short == "campaign_membership_delete":
+        assert response.status_code == 403  # the members page removes members, logged
     elif not exists:
         assert response.status_code == 302  # the admin's "no such object" redirect
     else:
@@ -162,6 +164,13 @@ def test_the_campaign_admin_shows_the_clock_and_the_scene_without_changing_them(
     assert response.status_code == 302, response.context["adminform"].form.errors
     world.campaign.refresh_from_db()
     assert world.campaign.name == "La Tour de Sel (bis)"  # a setting: the admin's to change
+    # ... through the service, which logs it like the settings page does
+    entry = AuditEntry.objects.get(campaign=world.campaign)
+    assert (entry.field, entry.after, entry.actor_name) == (
+        "setting.name",
+        "La Tour de Sel (bis)",
+        "intendant",
+    )
     fresh = type(world.campaign)()
     assert (world.campaign.clock, world.campaign.scene) == (fresh.clock, 1)
     assert (world.campaign.hour_rests_used, world.campaign.pending_hour_rest) == (0, None)

@@ -307,7 +307,18 @@ def test_every_public_function_of_the_module_is_a_service_or_a_named_helper():
         if inspect.isfunction(value) and value.__module__ == services.__name__
         if not name.startswith("_")
     }
-    assert public - helpers == {s.__name__ for s in services.SERVICES}
+    every = (*services.SERVICES, *services.CAMPAIGN_SERVICES)
+    assert public - helpers == {s.__name__ for s in every}
+
+
+@pytest.mark.parametrize("service", services.CAMPAIGN_SERVICES, ids=lambda s: s.__name__)
+def test_the_campaign_services_take_keyword_arguments_and_an_actor(service):
+    parameters = inspect.signature(service).parameters
+    assert {p.kind for p in parameters.values()} <= {
+        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.VAR_KEYWORD,
+    }
+    assert "actor" in parameters
 
 
 @pytest.mark.parametrize("name", CASES)

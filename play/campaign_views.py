@@ -1,0 +1,71 @@
+"""Campaign pages whose writes change the game: the settings (the rules' Choices) and a member
+leaving or being removed (their characters lose their player). Both go through play's
+services, so the log says what changed; the pages themselves are the campaign app's."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from campaign.forms import CampaignSettingsForm, InvitationForm
+from campaign.models import Membership
+from campaign.permissions import get_gm_membership, get_membership
+from campaign.services import CampaignError
+from campaign.views import _members_page
+from play import services
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_settings(request, campaign_id):
+    membership = get_gm_membership(request, campaign_id)
+    campaign = membership.campaign
+    form = CampaignSettingsForm(request.POST or None, instance=campaign)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            values = {name: form.cleaned_data[name] for name in form.Meta.fields}
+            try:
+                services.campaign_settings_update(
+                    campaign_id=campaign.pk, actor=request.user, **values
+                )
+            except ValidationError as error:
+                form.add_error(None, error)
+            else:
+                messages.success(request, _("Settings saved."))
+                return redirect("campaign_settings", campaign.pk)
+        status = 400
+    return render(
+        request,
+        "campaign/settings.html",
+        {"campaign": campaign, "membership": membership, "form": form},
+        status=status,
+    )
+
+
+@login_required
+@require_POST
+def member_remove(request, campaign_id, membership_id):
+    get_gm_membership(request, campaign_id)
+    target = get_object_or_404(Membership, pk=membership_id, campaign_id=campaign_id)
+    return _end_membership(request, target, redirect_to=reverse("members", args=[campaign_id]))
+
+
+@login_required
+@require_POST
+def leave(request, campaign_id):
+    membership = get_membership(request, campaign_id)
+    return _end_membership(request, membership, redirect_to=reverse("home"))
+
+
+def _end_membership(request, membership, *, redirect_to):
+    try:
+        services.membership_end(membership_id=membership.pk, actor=request.user)
+    except CampaignError as error:
+        messages.error(request, str(error))
+        own = get_membership(request, membership.campaign_id)
+        return _members_page(request, own, InvitationForm() if own.is_gm else None, status=409)
+    return redirect(redirect_to)
