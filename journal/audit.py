@@ -15,6 +15,7 @@ import enum
 import hashlib
 import json
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -222,14 +223,20 @@ class ChainProblem:
     reason: str
 
 
-def verify_chain(campaign: Campaign) -> ChainProblem | None:
-    """The first entry of the campaign whose content or link does not match, or None."""
+def verify_entries(entries: Iterable[AuditEntry]) -> ChainProblem | None:
+    """The first of `entries` (one campaign's, in order, from its first) whose content or
+    link does not match, or None: for the stored log and for an archive before it is stored."""
     previous = ""
-    entries = AuditEntry.objects.filter(campaign=campaign).order_by("id")
-    for entry in entries.iterator(chunk_size=2000):
+    for entry in entries:
         if entry.prev_hash != previous:
             return ChainProblem(entry.pk, "its link to the previous entry is broken")
         if entry_hash(entry) != entry.hash:
             return ChainProblem(entry.pk, "its content does not match its hash")
         previous = entry.hash
     return None
+
+
+def verify_chain(campaign: Campaign) -> ChainProblem | None:
+    """The first entry of the campaign whose content or link does not match, or None."""
+    entries = AuditEntry.objects.filter(campaign=campaign).order_by("id")
+    return verify_entries(entries.iterator(chunk_size=2000))
