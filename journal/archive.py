@@ -108,11 +108,12 @@ def log_fields() -> list[str]:
     return [f.attname for f in AuditEntry._meta.concrete_fields]
 
 
-def _seal(campaign_id: int, head: int | None) -> str | None:
-    seal_for = getattr(audit, "seal_for", None)
-    if seal_for is None or head is None:
-        return None
-    return str(seal_for(campaign_id))
+def _seal(campaign_id: int, head: tuple | None) -> str:
+    """The seal of the log's head as the archive holds it (`head`: id, seq, hash)."""
+    if head is None:
+        return str(audit.Seal(campaign_id, 0, 0, audit.EMPTY_PREFIX))
+    entry_id, seq, hash_ = head
+    return str(audit.Seal(campaign_id, entry_id, seq, hash_[:16]))
 
 
 def archive_chunks(campaign_id: int) -> Iterator[str]:
@@ -132,7 +133,7 @@ def archive_chunks(campaign_id: int) -> Iterator[str]:
 def _archive_chunks(campaign_id: int) -> Iterator[str]:
     campaign = Campaign.objects.get(pk=campaign_id)
     entries = AuditEntry.objects.filter(campaign_id=campaign_id)
-    head = entries.order_by("-id").values_list("id", flat=True).first()
+    head = entries.order_by("-id").values_list("id", "seq", "hash").first()
     memberships = campaign.memberships.select_related("user").order_by("pk")
     characters = (
         Character.objects.filter(campaign_id=campaign_id)
@@ -171,7 +172,7 @@ def _archive_chunks(campaign_id: int) -> Iterator[str]:
     yield text[: text.rindex("}")].rstrip() + ',\n "log": [\n'
     rows = entries.order_by("id").values_list(*log_fields())
     if head is not None:
-        rows = rows.filter(id__lte=head)
+        rows = rows.filter(id__lte=head[0])
     first = True
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_plain).encode
     for row in rows.iterator(chunk_size=CHUNK):
@@ -234,7 +235,7 @@ def log_entries(data: dict) -> list[AuditEntry]:
 
 
 def _check_chain(entries: list[AuditEntry]) -> None:
-    problem = audit.verify_entries(entries)
+    problem = audit.verify_entries(entries).problem
     if problem is not None:
         raise ArchiveError(refusal(problem))
 
@@ -254,11 +255,13 @@ def refusal(problem) -> str:
     return message
 
 
-def campaign_import(*, data: dict) -> Campaign:
+def campaign_import(*, data: dict, held_seal: str | None = None) -> Campaign:
     """Rebuild the archived campaign here, in one transaction, or raise ArchiveError.
 
     `data` is `load()`'s. The log is verified before anything is written and again as
-    stored; ids already taken here are refused.
+    stored; ids already taken here are refused. `held_seal`, a seal someone kept from this
+    campaign (an export, a recap, the history page), must be extended by the archive's log:
+    the archive's own seal only proves it was not cut after it was written.
     """
     entries = log_entries(data)
     campaign_record = data["campaign"]
@@ -278,6 +281,8 @@ def campaign_import(*, data: dict) -> Campaign:
         entry_ids.add(entry.pk)
     _check_chain(entries)
     _check_seal(data.get("seal"), entries, campaign_id)
+    if held_seal:
+        _check_held_seal(held_seal, entries, campaign_id)
 
     db = router.db_for_write(Campaign)
     with transaction.atomic(using=db):
@@ -350,12 +355,9 @@ def _check_seal(seal, entries: list[AuditEntry], campaign_id: int) -> None:
     """The seal written in the archive is its last entry's: a log cut short is refused even
     though what is left verifies."""
     if not seal:
-        return
-    parse = getattr(getattr(audit, "Seal", None), "parse", None)
-    if parse is None:
-        return
+        raise ArchiveError("The archive has no seal: it was not written by campaign_export.")
     try:
-        sealed = parse(seal)
+        sealed = audit.Seal.parse(seal)
     except ValueError:
         raise ArchiveError(f"The archive's seal “{seal}” is not a seal.") from None
     head = entries[-1] if entries else None
@@ -369,6 +371,33 @@ def _check_seal(seal, entries: list[AuditEntry], campaign_id: int) -> None:
         raise ArchiveError(
             f"The archive's log ends at {last}, not at the entry its seal {seal} names: "
             "entries were removed or changed. Nothing was imported."
+        )
+
+
+def _check_held_seal(seal: str, entries: list[AuditEntry], campaign_id: int) -> None:
+    """The archive's log extends `seal`: the sealed entry is in it, unchanged (the chain
+    after it was verified already)."""
+    try:
+        sealed = audit.Seal.parse(seal)
+    except ValueError:
+        raise ArchiveError(f"“{seal}” is not a seal.") from None
+    if sealed.campaign_id != campaign_id:
+        raise ArchiveError(
+            f"The seal {seal} is campaign {sealed.campaign_id}'s; this archive holds campaign "
+            f"{campaign_id}."
+        )
+    if sealed.entry_id == 0:
+        return  # sealed when the log was empty: any log extends it
+    found = next((e for e in entries if e.pk == sealed.entry_id), None)
+    if found is None:
+        raise ArchiveError(
+            f"The archive's log does not extend the seal {seal}: entry #{sealed.entry_id} is "
+            "missing (the log was cut or rewound). Nothing was imported."
+        )
+    if found.seq != sealed.count or not found.hash.startswith(sealed.prefix):
+        raise ArchiveError(
+            f"The archive's log does not extend the seal {seal}: entry #{found.pk} is not the "
+            "entry sealed (the log was rewritten). Nothing was imported."
         )
 
 

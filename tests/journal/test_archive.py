@@ -20,8 +20,10 @@ from django.urls import reverse
 
 from campaign.models import Campaign, Membership
 from characters.models import Character, Condition, Illness, Sequel
+from journal import archive as archive_module
 from journal import audit
 from journal import services as journal_services
+from journal.archive import _plain
 from journal.models import AuditEntry, PlaySession
 from play import services
 from tests.conftest import FRESH
@@ -261,3 +263,90 @@ def test_a_file_that_is_no_archive_is_refused(tmp_path):
     path.write_text("pas du json", encoding="utf-8")
     with pytest.raises(CommandError, match="not JSON"):
         call_command("campaign_import", str(path))
+
+
+def play_three(world) -> None:
+    for amount in ("6", "7", "8"):  # 4 PA: 2, 3 and 4 damage
+        run(world.campaign, world.gm, "damage", {"amount": amount}, character=world.other_pc)
+
+
+def head_seal(archive: dict) -> str:
+    fields = archive["log_fields"]
+    last = dict(zip(fields, archive["log"][-1], strict=True))
+    return str(audit.Seal(last["campaign_id"], last["id"], last["seq"], last["hash"][:16]))
+
+
+def rechained(archive: dict, position: int, key: bytes) -> dict:
+    """The archive with entry `position` rewritten and the chain from it recomputed with
+    `key`, seal included: what someone with the file and the code, not the key, can do."""
+    entries = archive_module.log_entries(archive)
+    entries[position].text_fr = "R10 · PV : 14 → 14 (rien ne s’est passé)"
+    previous = entries[position - 1].hash if position else ""
+    for entry in entries[position:]:
+        entry.prev_hash = previous
+        entry.hash = audit.entry_hash(entry, key)
+        previous = entry.hash
+    fields = archive["log_fields"]
+    rows = [
+        json.loads(json.dumps([getattr(e, f) for f in fields], default=_plain)) for e in entries
+    ]
+    forged = {**archive, "log": rows}
+    forged["seal"] = head_seal(forged)
+    return forged
+
+
+@both
+def test_an_archive_cut_short_or_rehashed_without_the_key_is_refused(world, tmp_path):
+    play_three(world)
+    _path, archive = export_file(world.campaign, tmp_path)
+    held = archive["seal"]
+    ident = archive["log_fields"].index("id")
+    last, second = archive["log"][-1][ident], archive["log"][1][ident]
+
+    cut = {**archive, "log": archive["log"][:-1]}
+    with in_fresh():
+        with pytest.raises(CommandError, match=f"not at the entry its seal {held} names"):
+            call_command("campaign_import", _tampered(cut, tmp_path, "cut.json"))
+        # Its seal made up to match what is left: only a seal kept from before catches it.
+        cut["seal"] = head_seal(cut)
+        path = _tampered(cut, tmp_path, "cut-resealed.json")
+        with pytest.raises(CommandError, match=f"entry #{last} is missing"):
+            call_command("campaign_import", path, seal=held)
+
+        forged = _tampered(rechained(archive, 1, b"pas-la-clef"), tmp_path, "forged.json")
+        with pytest.raises(CommandError) as refused:
+            call_command("campaign_import", forged)
+        assert f"entry #{second} (number 2 in its campaign) is the first bad one" in str(
+            refused.value
+        )
+        assert "does not match its hash" in str(refused.value)
+        assert not Campaign.objects.exists() and not AuditEntry.objects.exists()
+        # The untouched archive, with the seal held: accepted.
+        call_command("campaign_import", _tampered(archive, tmp_path, "ok.json"), seal=held)
+        assert AuditEntry.objects.count() == len(archive["log"])
+
+
+@both
+def test_an_archive_from_another_instance_needs_its_key_in_audit_log_old_keys(
+    world, tmp_path, settings
+):
+    settings.AUDIT_LOG_KEY, settings.AUDIT_LOG_OLD_KEYS = "clef-de-la-source", []
+    play_three(world)
+    path, archive = export_file(world.campaign, tmp_path)
+    with in_fresh():
+        settings.AUDIT_LOG_KEY = "clef-de-la-cible"  # another instance, its own key
+        with pytest.raises(CommandError) as refused:
+            call_command("campaign_import", path)
+        assert "a key this server does not have" in str(refused.value)
+        assert "AUDIT_LOG_OLD_KEYS" in str(refused.value)
+        assert not Campaign.objects.exists()
+
+        settings.AUDIT_LOG_OLD_KEYS = ["clef-de-la-source"]
+        call_command("campaign_import", path, stdout=StringIO())
+        # The game goes on here, signed with this instance's key, after the source's entries.
+        gm = get_user_model().objects.get(username=world.gm.username)
+        (entry,) = run(
+            world.campaign, gm, "heal", {"amount": "2"}, character=world.other_pc
+        ).entries
+        assert entry.key_id == audit.keyring().current != archive["log"][-1][-3]
+        assert audit.verify_chain(Campaign.objects.get(pk=world.campaign.pk)) is None

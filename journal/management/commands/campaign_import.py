@@ -19,8 +19,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("archive", help="the archive's path ('-' for the standard input)")
+        parser.add_argument(
+            "--seal",
+            help="a seal (CHQ1-…) kept from this campaign: the archive's log must extend it",
+        )
 
-    def handle(self, *args, archive, **options):
+    def handle(self, *args, archive, seal=None, **options):
         try:
             if archive == "-":
                 data = load(sys.stdin)
@@ -30,7 +34,7 @@ class Command(BaseCommand):
                     raise CommandError(f"No such file: {archive}.")
                 with path.open("rb") as stream:
                     data = load(stream)
-            campaign = campaign_import(data=data)
+            campaign = campaign_import(data=data, held_seal=seal)
         except ArchiveError as error:
             raise CommandError(str(error)) from None
         count = campaign.log.count()
