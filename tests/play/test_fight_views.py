@@ -337,3 +337,40 @@ def test_players_cannot_run_the_fight(player_client, outsider_client, world, nam
     assert player_client.post(url(world, name, *args)).status_code == 403
     assert outsider_client.post(url(world, name, *args)).status_code == 404
     assert db_state() == before
+
+
+def test_r33_the_turn_passing_publishes_both_seats_though_the_log_names_none(world):
+    """The turn passes from Isaure to the Vicomte: the log's change is the campaign's fight,
+    naming no character, yet both cards change (the highlight moves), so both are published
+    for the live pages."""
+    from journal import events as live
+
+    start(world, world.pc, world.npc, world.other_pc)
+    seen = []
+    original = live.publish
+    live_publish = lambda campaign_id, ids, log_id: seen.append(list(ids))  # noqa: E731
+    services.publish = live_publish
+    try:
+        result = services.fight_next_turn(campaign_id=world.campaign.pk, actor=world.gm)
+    finally:
+        services.publish = original
+    assert {e.character_id for e in result.entries} == {None}
+    assert seen == [sorted([world.pc.pk, world.npc.pk])]  # Gaspard's seat did not move
+    assert result.character_ids == sorted([world.pc.pk, world.npc.pk])
+
+
+def test_r33_a_players_stream_brings_their_card_when_its_seat_moves(world):
+    """A player's stream reads the log through the visibility rule: the fight's change names
+    no character, and their own characters whose seat moved come with it (live/stream.py)."""
+    from journal import events as live
+    from live import stream
+
+    start(world, world.pc, world.npc)
+    result = services.fight_next_turn(campaign_id=world.campaign.pk, actor=world.gm)
+    event = live.Event(world.campaign.pk, tuple(result.character_ids), result.entries[-1].pk, True)
+    mine = stream.Shown(cards=frozenset({world.pc.pk}))
+    change, _ = stream._visible_change(event, world.player.pk, mine)
+    assert change.campaign and change.cards == (world.pc.pk,)
+    theirs = stream.Shown(cards=frozenset({world.other_pc.pk}))
+    change, _ = stream._visible_change(event, world.other_player.pk, theirs)
+    assert change.campaign and change.characters == () and change.cards == ()
