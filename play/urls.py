@@ -46,6 +46,11 @@ urlpatterns = [
         views.character_action,
         name="character_action",
     ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/probability/",
+        views.action_probability,
+        name="action_probability",
+    ),
     path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
     path(
         "c/<int:campaign_id>/history/<int:entry_id>/undo/",

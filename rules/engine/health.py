@@ -9,10 +9,11 @@ from datetime import datetime, timedelta
 from .checks import (
     MEDECINE,
     SURVIE,
+    plan_raw_check,
     require_alive,
     require_conscious,
     roll_check,
-    roll_raw_check,
+    roll_planned,
 )
 from .conditions import drop_conditions, effective, put_condition
 from .dice import D6, DiceSource
@@ -357,8 +358,7 @@ def attempt_stabilise(
             rule_id="R12",
         )
     else:
-        result = roll_raw_check(
-            tx,
+        plan = plan_raw_check(
             key=None,
             skill=MEDECINE,
             stat="ESP",
@@ -367,7 +367,9 @@ def attempt_stabilise(
             odd_zero=False,
             difficulty=difficulty,
             rule_id="R12",
+            ruleset=tx.ruleset,
         )
+        result = roll_planned(tx, plan)
     if result.success:
         stabilise(tx, key, "R12")
     else:
