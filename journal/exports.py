@@ -10,41 +10,59 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from campaign.models import game_day
 from journal.models import AuditEntry, EntryKind, PlaySession
+from journal.texts import field_name, rolled_by
 from journal.texts import game_time as game_time_text
-from journal.texts import rolled_by
 
 CHUNK = 2000
 
-COLUMNS = (
-    "id",
-    "created_at",
-    "game_time",
-    "game_time_text",
-    "character",
-    "actor",
-    "rolled_by",
-    "kind",
-    "rule_id",
-    "field",
-    "before",
-    "after",
-    "text",
-    "roll",
-    "visibility",
-    "reverts",
-    "batch",
+# The CSV's columns: (key, French header, English header). A French spreadsheet splits on
+# ";" (its decimal mark is the comma), an English one on ",".
+CSV_COLUMNS = (
+    ("id", "N°", "No."),
+    ("created_at", "Horodatage", "Timestamp"),
+    ("game_day", "Jour", "Day"),
+    ("game_hour", "Heure de jeu", "Game time"),
+    ("character", "Personnage", "Character"),
+    ("actor", "Auteur", "By"),
+    ("rolled_by", "Jet lancé par", "Rolled by"),
+    ("kind", "Type", "Kind"),
+    ("rule_id", "Règle", "Rule"),
+    ("field", "Champ", "Field"),
+    ("before", "Avant", "Before"),
+    ("after", "Après", "After"),
+    ("text", "Texte", "Text"),
+    ("roll", "Jet", "Roll"),
+    ("visibility", "Visibilité", "Visibility"),
+    ("reverts", "Annule l’entrée", "Reverts entry"),
+    ("batch", "Lot", "Batch"),
 )
+CSV_SEPARATOR = {"fr": ";", "en": ","}
+CSV_WORDS = {
+    "kind": {"roll": ("jet", "roll"), "change": ("changement", "change")},
+    "rolled_by": {"server": ("serveur", "server"), "typed_in": ("dé saisi", "typed in")},
+    "visibility": {"everyone": ("tout le monde", "everyone"), "gm": ("MJ seulement", "GM only")},
+}
 
 
 def _lang_index(lang: str) -> int:
     return 1 if lang == "en" else 0
+
+
+def _game_day_and_hour(moment) -> tuple[int | None, str]:
+    """The campaign clock's day (day 1 is the clock's start) and hour, as the table says them;
+    the date the clock is stored on means nothing to anyone (R32)."""
+    if moment is None:
+        return None, ""
+    return game_day(moment), moment.strftime("%H:%M")
 
 
 def entry_record(entry: AuditEntry, lang: str) -> dict:
@@ -52,10 +70,12 @@ def entry_record(entry: AuditEntry, lang: str) -> dict:
     rolled_by = ""
     if entry.kind == EntryKind.ROLL:
         rolled_by = "typed_in" if entry.typed_in else "server"
+    day, hour = _game_day_and_hour(entry.game_time)
     return {
         "id": entry.pk,
         "created_at": timezone.localtime(entry.created_at).isoformat(),
-        "game_time": entry.game_time.isoformat() if entry.game_time else None,
+        "game_day": day,
+        "game_hour": hour,
         "game_time_text": (
             game_time_text(entry.game_time)[_lang_index(lang)] if entry.game_time else ""
         ),
@@ -87,20 +107,84 @@ class _Line:
         return value
 
 
-def _json_cell(value) -> str:
+# OWASP's rule against CSV (formula) injection: a cell starting with one of these is read as
+# a formula by spreadsheets (=HYPERLINK(…), +cmd|…, -2+3, @SUM(…)); a leading apostrophe makes
+# it text, and the apostrophe itself is not shown.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def neutralise(text: str) -> str:
+    """A text cell a spreadsheet will not run: OWASP's leading apostrophe when needed."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def csv_cell(value) -> str | int | float:
+    """A value as a CSV cell: numbers stay numbers (a negative PV is a number, not a formula);
+    everything else is text, JSON for lists and mappings, neutralised."""
     if value is None:
         return ""
-    if isinstance(value, str):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
-    return json.dumps(value, ensure_ascii=False, cls=DjangoJSONEncoder)
+    if not isinstance(value, str):
+        value = json.dumps(value, ensure_ascii=False, cls=DjangoJSONEncoder)
+    return neutralise(value)
+
+
+# The changes whose values are moments of the game clock (R32), and the sequels' moment.
+GAME_TIME_FIELDS = frozenset(
+    {"clock", "coma_due", "next_coma_hour", "stabilised_at", "last_wake_try", "wake_tries_from"}
+)
+
+
+def _game_moment(value, index: int):
+    if not isinstance(value, str):
+        return value
+    try:
+        return game_time_text(datetime.fromisoformat(value))[index]
+    except ValueError:
+        return value
+
+
+def _in_game_time(field: str, value, index: int):
+    """A change's value with its game-clock moments as "jour 3, 16:55", not a stored date."""
+    if field in GAME_TIME_FIELDS:
+        return _game_moment(value, index)
+    if field == "sequels" and isinstance(value, list):
+        return [
+            {**s, "at": _game_moment(s.get("at"), index)} if isinstance(s, dict) else s
+            for s in value
+        ]
+    return value
+
+
+def csv_row(record: dict, lang: str) -> list:
+    index = _lang_index(lang)
+    created = datetime.fromisoformat(record["created_at"]).strftime("%Y-%m-%d %H:%M:%S")
+    field = record["field"]
+    values = {
+        **record,
+        "created_at": created,
+        "field": field_name(field)[index],
+        "before": _in_game_time(field, record["before"], index),
+        "after": _in_game_time(field, record["after"], index),
+    }
+    if not record["field"]:
+        values["field"] = ""
+    for key, words in CSV_WORDS.items():
+        if record[key] in words:
+            values[key] = words[record[key]][index]
+    return [csv_cell(values[key]) for key, *_headers in CSV_COLUMNS]
 
 
 def as_csv(entries: QuerySet[AuditEntry], lang: str) -> Iterator[str]:
-    writer = csv.writer(_Line())
+    """The history as a spreadsheet opens it: in French, ";" and French headers; in English,
+    "," and English headers; UTF-8 with a byte order mark; every text cell neutralised."""
+    index = _lang_index(lang)
+    writer = csv.writer(_Line(), delimiter=CSV_SEPARATOR["en" if index else "fr"])
     yield "\ufeff"  # spreadsheets read UTF-8 right with the byte order mark
-    yield writer.writerow(COLUMNS)
+    yield writer.writerow([headers[index] for _key, *headers in CSV_COLUMNS])
     for record in _records(entries, lang):
-        yield writer.writerow([_json_cell(record[name]) for name in COLUMNS])
+        yield writer.writerow(csv_row(record, lang))
 
 
 def as_json(entries: QuerySet[AuditEntry], lang: str) -> Iterator[str]:

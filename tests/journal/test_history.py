@@ -289,9 +289,10 @@ def test_exports_stream_the_filtered_history_in_three_formats(gm_client, ten_tho
     response = gm_client.get(url("csv"), query)
     assert response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
-    rows = list(csv.DictReader(io.StringIO(_body(response).lstrip("\ufeff"))))
-    assert [int(r["id"]) for r in rows] == expected
-    assert {r["character"] for r in rows} == {world.pc.name}
+    body = _body(response).lstrip("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(body), delimiter=";"))  # French by default
+    assert [int(r["N°"]) for r in rows] == expected
+    assert {r["Personnage"] for r in rows} == {world.pc.name}
 
     records = json.loads(_body(gm_client.get(url("json"), query)))
     assert [r["id"] for r in records] == expected
