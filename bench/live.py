@@ -31,9 +31,6 @@ import contextlib
 import json
 import os
 import resource
-import secrets
-import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -42,108 +39,34 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.lib.http import (  # noqa: E402 (importable once ROOT is on the path)
+    EventStream,
+    free_port,
+    pct,
+    read_body,
+    read_chunks,
+    read_head,
+    request,
+    rss_kib,
+    summary,
+    wait_healthy,
+)
+from bench.lib.server import (  # noqa: E402
+    migrate,
+    postgres_url,
+    production_env,
+    session_cookie,
+    stop,
+    throwaway_database,
+    uvicorn,
+    with_csrf,
+)
+
 SIZES = (1, 50, 500)
 REFETCH_SIZES = (1, 50)
 ROUNDS = {1: 20, 50: 10, 500: 5}
 EVENT_TIMEOUT = 5.0  # seconds a round waits for every client
 TARGET_A_MS, TARGET_B_MS = 100, 150
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
-def pct(values, p) -> float:
-    values = sorted(values)
-    if not values:
-        return float("nan")
-    k = min(len(values) - 1, max(0, round(p / 100 * len(values) + 0.5) - 1))
-    return values[k]
-
-
-def summary(values) -> str:
-    ms = [v * 1000 for v in values]
-    if not ms:
-        return "no samples"
-    return (
-        f"p50 {statistics.median(ms):6.1f} ms  p95 {pct(ms, 95):6.1f} ms  "
-        f"max {max(ms):6.1f} ms  (n={len(ms)})"
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Raw HTTP/1.1 over asyncio streams: light enough for 500 clients in one process
-
-
-async def read_head(reader) -> tuple[int, dict]:
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = {}
-    for line in lines[1:]:
-        if ":" in line:
-            name, value = line.split(":", 1)
-            headers[name.strip().lower()] = value.strip()
-    return status, headers
-
-
-async def read_body(reader, headers) -> bytes:
-    if "content-length" in headers:
-        return await reader.readexactly(int(headers["content-length"]))
-    body = b""
-    while True:  # chunked
-        size = int((await reader.readuntil(b"\r\n")).strip(), 16)
-        data = await reader.readexactly(size + 2)
-        if size == 0:
-            return body
-        body += data[:-2]
-
-
-def request(method, path, port, cookie, extra="", body=b"") -> bytes:
-    return (
-        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\n{extra}"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    ).encode() + body
-
-
-class EventStream:
-    """Server-sent events from bytes that arrive in arbitrary pieces: an event is complete at
-    its blank line; the incomplete tail waits for the next piece."""
-
-    def __init__(self):
-        self.tail = b""
-
-    def feed(self, data: bytes) -> list[dict]:
-        """The events completed by `data`, each {"id", "event", "data", "comments"}."""
-        blocks = (self.tail + data).split(b"\n\n")
-        self.tail = blocks.pop()
-        events = []
-        for block in blocks:
-            event = {"id": None, "event": "message", "data": [], "comments": []}
-            for line in block.decode().split("\n"):
-                if not line:
-                    continue
-                if line.startswith(":"):
-                    event["comments"].append(line[1:].strip())
-                    continue
-                field, _, value = line.partition(":")
-                value = value.removeprefix(" ")
-                if field == "data":
-                    event["data"].append(value)
-                elif field in ("id", "event"):
-                    event[field] = value
-            event["data"] = "\n".join(event["data"])
-            events.append(event)
-        return events
 
 
 def announced(data: str, character_id: int) -> bool:
@@ -192,25 +115,13 @@ class Client:
         )
         status, headers = await read_head(self.reader)
         assert status == 200 and headers["content-type"] == "text/event-stream", (status, headers)
-        self.body = self.read_stream(headers.get("transfer-encoding", "").lower() == "chunked")
+        chunked = headers.get("transfer-encoding", "").lower() == "chunked"
+        self.body = read_chunks(self.reader, chunked)
         while not self.live:  # the stream's first bytes: `: live`
             self.handle(await anext(self.body), time.perf_counter())
         if self.refetch:
             self.card = await asyncio.open_connection("127.0.0.1", self.port)
         self.task = asyncio.create_task(self.listen())
-
-    async def read_stream(self, chunked):
-        """The response body as it arrives (HTTP chunks decoded)."""
-        if not chunked:
-            while data := await self.reader.read(65536):
-                yield data
-            return
-        while True:
-            size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
-            data = await self.reader.readexactly(size + 2)
-            if size == 0:
-                return
-            yield data[:-2]
 
     async def listen(self):
         with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
@@ -296,119 +207,52 @@ class Client:
 
 
 def main() -> int:
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
+    url = postgres_url()
+    if url is None:
         print("bench/live.py needs PostgreSQL: set DATABASE_URL=postgres://… (skipped)")
         return 0
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(soft, 4096), hard), hard))
 
-    import dj_database_url
-    import psycopg
-
-    base = dj_database_url.parse(url)
-    name = f"{base['NAME']}_bench_live"
-    bench_url = url.rsplit("/", 1)[0] + f"/{name}"
-    admin_params = dict(
-        dbname="postgres",
-        user=base["USER"] or None,
-        password=base["PASSWORD"] or None,
-        host=base["HOST"] or None,
-        port=base["PORT"] or None,
-        autocommit=True,
-    )
-    with psycopg.connect(**admin_params) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    env = {
-        **os.environ,
-        "DATABASE_URL": bench_url,
-        "DEBUG": "false",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "SECURE_SSL_REDIRECT": "false",
-        "DATABASE_POOL": "true",  # as docker-compose.yml runs it
-        "LOG_LEVEL": "WARNING",
-    }
     procs = []
-    try:
-        manage = [sys.executable, str(ROOT / "manage.py")]
-        subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, cwd=ROOT, check=True)
-        subprocess.run([*manage, "seed_demo"], env=env, cwd=ROOT, check=True, capture_output=True)
-        os.environ.update(env)
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-        import django
+    with throwaway_database(url, "bench_live") as bench_url:
+        env = production_env(bench_url)
+        try:
+            migrate(env)
+            manage = [sys.executable, str(ROOT / "manage.py")]
+            subprocess.run(
+                [*manage, "seed_demo"], env=env, cwd=ROOT, check=True, capture_output=True
+            )
+            os.environ.update(env)
+            os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+            import django
 
-        django.setup()
-        ids, cookies = prepare()
-        ports = [free_port(), free_port()]
-        for port in ports:
-            procs.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "uvicorn", "config.asgi:application",
-                     "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off",
-                     "--no-access-log", "--log-level", "warning",
-                     "--timeout-graceful-shutdown", "1"],
-                    env=env, cwd=ROOT,
-                )
-            )  # fmt: skip
-        for port in ports:
-            wait_healthy(port)
-        print(
-            f"two uvicorn processes (pids {procs[0].pid}, {procs[1].pid}) on ports {ports}, "
-            f"PostgreSQL database {name}"
-        )
-        return asyncio.run(run(ports, procs, ids, cookies))
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        with psycopg.connect(**admin_params) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            django.setup()
+            ids, cookies = prepare()
+            ports = [free_port(), free_port()]
+            procs = [uvicorn(port, env) for port in ports]
+            for port in ports:
+                wait_healthy(port)
+            print(
+                f"two uvicorn processes (pids {procs[0].pid}, {procs[1].pid}) on ports {ports}, "
+                f"PostgreSQL database {bench_url.rsplit('/', 1)[1]}"
+            )
+            return asyncio.run(run(ports, procs, ids, cookies))
+        finally:
+            stop(procs)
 
 
 def prepare():
     """Sessions for the GM and the player, and the CSRF pair for the GM's POSTs."""
-    from django.conf import settings
-    from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-        get_user_model,
-    )
-    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.auth import get_user_model
 
     from characters.models import Character
 
     users = {u.username: u for u in get_user_model().objects.filter(username__in=["mj", "alice"])}
     character = Character.objects.get(owner=users["alice"])
-    cookies = {}
-    for username, user in users.items():
-        session = SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
-        cookies[username] = f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
-    csrf = secrets.token_hex(16)  # 32 characters: an unmasked CSRF secret
-    cookies["mj_post"] = f"{cookies['mj']}; {settings.CSRF_COOKIE_NAME}={csrf}"
+    cookies = {username: session_cookie(user) for username, user in users.items()}
+    cookies["mj_post"], csrf = with_csrf(cookies["mj"])
     return (character.campaign_id, character.pk, csrf), cookies
-
-
-def wait_healthy(port: int, timeout: float = 30) -> None:
-    import urllib.request
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"port {port} did not answer")
 
 
 async def run(ports, procs, ids, cookies) -> int:
