@@ -26,8 +26,13 @@ def in_language(fr: str, en: str) -> str:
 
 
 def rule_message(error) -> str:
-    """A `rules.engine.RuleError`'s message in the viewer's language."""
-    return in_language(error.message_fr, error.message_en)
+    """A `rules.engine.RuleError`'s message in the viewer's language, with the rule that
+    refused the state when the message does not name it already ("… (R13)")."""
+    message = in_language(error.message_fr, error.message_en)
+    rule_id = getattr(error, "rule_id", "")
+    if rule_id and rule_id not in message:
+        message = f"{message} ({rule_id})"
+    return message
 
 
 def explanation(outcome) -> tuple[str, ...]:

@@ -2,7 +2,8 @@
 
 A card's HTML depends only on its character's rows (whose `version` changes with every
 write), the campaign's settings shown on it, the character's seat in the running fight (R33),
-the viewer's role and language. It is cached
+the game clock for a stabilised character (whether a waking try is offered, R13), the
+viewer's role and language. It is cached
 under those, without the CSRF token, which is put in per request (or per live stream), and
 without the out-of-band mark of an action's response: the card an action just changed is then
 cached for the live stream's push of the same version.
@@ -13,6 +14,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.translation import get_language
 
+from characters.models import Vital
 from play.selectors import card_for, characters_for_cards, fight_seat
 
 CSRF_PLACEHOLDER = "__csrf_token_placeholder__"
@@ -36,6 +38,9 @@ def card_cache_key(c, campaign, membership) -> str:
                 ",".join(campaign.stats),
                 campaign.default_roll_visibility,
                 getattr(fight_seat(campaign, c.pk), "key", "-"),
+                # A stabilised character's waking try depends on the game clock (R13: one
+                # per game hour); no other action a card offers does.
+                campaign.clock.isoformat() if c.vital == Vital.STABILISED else "-",
             ),
         )
     )

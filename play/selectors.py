@@ -22,10 +22,44 @@ class StatLine:
     effective: int
 
 
-# The card's "more actions" links: every action but the quick ones on the card itself.
-ACTION_LINKS = [
-    (name, action.label) for name, action in ACTIONS.items() if name not in QUICK_ACTIONS
-]
+@dataclass(frozen=True)
+class MissingAction:
+    """An action the character's state refuses, and why (the engine's reason and rule id)."""
+
+    name: str
+    label: str
+    reason: str
+    rule_id: str
+
+
+@dataclass(frozen=True)
+class ActionChoices:
+    """What a card offers: the quick buttons and the other actions the state allows (the
+    engine's availability, rules/engine/availability.py), and the refused ones with why."""
+
+    quick: frozenset[str]
+    links: tuple[tuple[str, str], ...]
+    missing: tuple[MissingAction, ...]
+
+
+def action_choices(state: engine.CharacterState, *, now, lang: int) -> ActionChoices:
+    """The card's actions for `state` at game time `now`, in ACTIONS' order; `lang` 0 is
+    French, 1 English. Every action of ACTIONS is an engine operation of the same name."""
+    available = engine.availability(state, now=now)
+    missing = []
+    for refusal in available.refused:
+        action = ACTIONS[refusal.operation]
+        reason = (refusal.message_fr, refusal.message_en)[lang]
+        missing.append(MissingAction(action.name, str(action.label), reason, refusal.rule_id))
+    return ActionChoices(
+        quick=frozenset(QUICK_ACTIONS.intersection(available.allowed)),
+        links=tuple(
+            (name, action.label)
+            for name, action in ACTIONS.items()
+            if name not in QUICK_ACTIONS and available.allows(name)
+        ),
+        missing=tuple(missing),
+    )
 
 
 @dataclass(frozen=True)
@@ -79,8 +113,8 @@ class Card:
     conditions: list[tuple[str, str]]
     illness: str
     vital: str
+    choices: ActionChoices
     fight: FightSeat | None = None
-    action_links = ACTION_LINKS
 
 
 def characters_for_cards(campaign: Campaign):
@@ -121,6 +155,7 @@ def card_for(character: Character, campaign: Campaign) -> Card:
         conditions=[condition_line(c, lang) for c in state.conditions],
         illness=illness,
         vital=engine_text.VITAL_TEXT[state.vital][lang],
+        choices=action_choices(state, now=campaign.clock, lang=lang),
         fight=fight_seat(campaign, character.pk),
     )
 

@@ -45,10 +45,15 @@ Fights (R33; no initiative roll: the order is the GM's)
     CampaignState.fight: Fight(order, round, turn, actions_left, reflexes_left, surprised),
     JSON through fight.to_json() / Fight.from_json(data); Ruleset.round_seconds,
     Ruleset.surprise_ends_after_first_round; CAUSE_FIGHT (the Surpris given at the start)
+What a state allows (the same checks the operations make)
+    availability(character, *, now) -> Availability(allowed, refused: Refusal(operation, code,
+    rule_id, message_fr, message_en)); OPERATIONS, the names of the operations on one
+    character; RuleError.rule_id names the rule behind a refusal
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
 
+from .availability import OPERATIONS, Availability, Refusal, availability
 from .checks import (
     AGILITE,
     CONSTITUTION,
@@ -146,9 +151,11 @@ __all__ = [
     "DEFAULT_RULESET",
     "DEFAULT_STATS",
     "MEDECINE",
+    "OPERATIONS",
     "SEQUEL_TABLE",
     "SURVIE",
     "VOLONTE",
+    "Availability",
     "CampaignState",
     "CannotSoften",
     "Change",
@@ -190,6 +197,7 @@ __all__ = [
     "NotStabilised",
     "NothingLeftToSpend",
     "Outcome",
+    "Refusal",
     "ReplayMismatch",
     "Roll",
     "RuleError",
@@ -209,6 +217,7 @@ __all__ = [
     "attempt_free",
     "attempt_stabilise",
     "attempt_wake",
+    "availability",
     "check",
     "clinic_night",
     "describe_condition",

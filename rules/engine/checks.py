@@ -164,16 +164,24 @@ def require_alive(character: CharacterState) -> None:
             "(seul le MJ peut ramener un mort, R16).",
             f"{character.label} is dead: no rule allows this action "
             "(only the GM can bring the dead back, R16).",
+            rule_id="R16",
         )
 
 
 def require_conscious(character: CharacterState) -> None:
     require_alive(character)
     if character.vital not in (Vital.UP, Vital.BORROWED_TIME):
+        # In a coma (R11), or stabilised and waking only through R13's tries.
         raise NotConscious(
             f"{character.label} est inconscient·e et ne peut pas agir.",
             f"{character.label} is unconscious and cannot act.",
+            rule_id="R11" if character.vital is Vital.COMA else "R13",
         )
+
+
+def require_check(character: CharacterState) -> None:
+    """R5: a test is an act; the unconscious make none (they wake through R13 only)."""
+    require_conscious(character)
 
 
 def check(
@@ -192,7 +200,7 @@ def check(
     `skill` names the test ("Survie" gets the sequel malus, R7); `modifiers` are the GM's.
     A die typed in by a person comes through `rng=ScriptedDice([value])` (R9).
     """
-    require_conscious(campaign.character(key))
+    require_check(campaign.character(key))
     tx = Transaction(campaign, rng, ruleset)
     roll_check(
         tx,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from .checks import AGILITE, CONSTITUTION, require_alive, roll_check
+from .availability import require_fall, require_fall_ill, require_remedy
+from .checks import AGILITE, CONSTITUTION, roll_check
 from .dice import D4, D10, DiceExpr, DiceSource, parse_dice
-from .errors import CannotSoften, InvalidFall, NotIll
+from .errors import CannotSoften, InvalidFall
 from .health import apply_damage, kill
 from .outcome import Outcome, Transaction
 from .results import Modifier
@@ -55,7 +56,7 @@ def fall(
     damage. Six storeys or more kill, and cannot be softened.
     """
     character = campaign.character(key)
-    require_alive(character)
+    require_fall(character)
     if storeys < 0 or in_motion == (storeys > 0):
         raise InvalidFall(
             f"Chute invalide : {count_fr(storeys, 'étage', 'étages')} ; donnez au moins 1 étage, "
@@ -131,7 +132,7 @@ def fall_ill(
 
     A new illness replaces the current one.
     """
-    require_alive(campaign.character(key))
+    require_fall_ill(campaign.character(key))
     tx = Transaction(campaign, rng, ruleset)
     passed = roll_check(
         tx,
@@ -166,10 +167,8 @@ def take_remedy(
 ) -> Outcome:
     """R29 (and a clinic's concoctions, R19): the illness is 1D4 days shorter, never below 0."""
     character = campaign.character(key)
-    require_alive(character)
-    illness = character.illness
-    if illness is None:
-        raise NotIll(f"{character.label} n'est pas malade.", f"{character.label} is not ill.")
+    require_remedy(character)
+    illness: Illness = character.illness  # type: ignore[assignment]  # require_remedy
     tx = Transaction(campaign, rng, ruleset)
     days = tx.roll(D4, key=key, rule_id="R29", purpose="remedy")
     tx.roll_line(days, "Remède (jours en moins)", "Remedy (days off)")

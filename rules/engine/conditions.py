@@ -6,7 +6,8 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .checks import require_alive, require_conscious, roll_check
+from .availability import require_add_condition, require_remove_condition
+from .checks import require_conscious, roll_check
 from .dice import DiceSource
 from .errors import ConditionNotPresent
 from .outcome import Outcome, Transaction
@@ -112,7 +113,7 @@ def add_condition(
     ruleset: Ruleset = DEFAULT_RULESET,
 ) -> Outcome:
     """Give a condition (R20–R25) with its cause; the same kind and cause twice is one."""
-    require_alive(campaign.character(key))
+    require_add_condition(campaign.character(key))
     tx = Transaction(campaign, None, ruleset)
     put_condition(tx, key, Condition(kind, cause), CONDITION_RULE[kind])
     return tx.outcome()
@@ -128,6 +129,7 @@ def remove_condition(
 ) -> Outcome:
     """The GM removes a condition by hand (R26), of one cause or of every cause."""
     character = campaign.character(key)
+    require_remove_condition(character)
     tx = Transaction(campaign, None, ruleset)
     if not drop_conditions(tx, key, kind, cause, "R26", by_gm=True):
         fr, en = condition_name(kind)

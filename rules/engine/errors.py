@@ -7,14 +7,16 @@ one of these is raised (states are frozen; the engine builds new ones).
 
 
 class RuleError(Exception):
-    """Base of every engine error: `code`, `message_fr`, `message_en`."""
+    """Base of every engine error: `code`, `message_fr`, `message_en`, and `rule_id` when a
+    rule refuses the state (rules/engine/availability.py shows it with the reason)."""
 
     code = "rule_error"
 
-    def __init__(self, message_fr: str, message_en: str) -> None:
+    def __init__(self, message_fr: str, message_en: str, *, rule_id: str = "") -> None:
         super().__init__(message_fr, message_en)
         self.message_fr = message_fr
         self.message_en = message_en
+        self.rule_id = rule_id
 
     def __str__(self) -> str:
         return f"{self.message_fr} / {self.message_en}"

@@ -6,24 +6,23 @@ import random
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from .checks import (
-    MEDECINE,
-    SURVIE,
-    require_alive,
-    require_conscious,
-    roll_check,
-    roll_raw_check,
+from .availability import (
+    require_damage,
+    require_end_coma,
+    require_heal,
+    require_restore_flux,
+    require_revive,
+    require_spend_flux,
+    require_stabilise,
+    require_wake,
 )
+from .checks import MEDECINE, SURVIE, require_conscious, roll_check, roll_raw_check
 from .conditions import drop_conditions, effective, put_condition
 from .dice import D6, DiceSource
 from .errors import (
     InvalidAmount,
     InvalidHealer,
-    NotDead,
     NotEnoughFlux,
-    NotInComa,
-    NotStabilised,
-    WakeAlreadyTried,
 )
 from .outcome import Outcome, Transaction
 from .results import Modifier
@@ -180,7 +179,7 @@ def take_damage(
     `cause` (a burn, a bite…) is kept as the cause of a later sequel (R14).
     """
     _require_amount(amount, "Les dégâts", "Damage")
-    require_alive(campaign.character(key))
+    require_damage(campaign.character(key))
     tx = Transaction(campaign, rng, ruleset)
     apply_damage(tx, key, amount, ignores_pa=ignores_pa, cause=cause, rule_id="R3")
     return tx.outcome()
@@ -192,7 +191,7 @@ def heal(
     """Heal PV up to the maximum (R1); PV above 0 end borrowed time (R10) or stabilise (R15)."""
     _require_amount(amount, "Les soins", "Healing")
     character = campaign.character(key)
-    require_alive(character)
+    require_heal(character)
     tx = Transaction(campaign, None, ruleset)
     after = capped(character.pv, amount, character.pv_max)
     tx.say(
@@ -211,7 +210,7 @@ def spend_flux(
     """Spend Flux; never below 0 (R1); Flux 0 makes the character Exténué (R26)."""
     _require_amount(amount, "Le Flux dépensé", "Flux spent")
     character = campaign.character(key)
-    require_alive(character)
+    require_spend_flux(character)
     if amount > character.flux:
         raise NotEnoughFlux(
             f"{character.label} n'a que {character.flux} Flux (il en faut {amount}).",
@@ -235,7 +234,7 @@ def restore_flux(
     """Restore Flux up to the maximum (R1); above 0 ends Exténué from Flux (R26)."""
     _require_amount(amount, "Le Flux rendu", "Flux restored")
     character = campaign.character(key)
-    require_alive(character)
+    require_restore_flux(character)
     tx = Transaction(campaign, None, ruleset)
     after = capped(character.flux, amount, character.flux_max)
     tx.say(
@@ -333,12 +332,7 @@ def attempt_stabilise(
     is the GM's call before this is offered.
     """
     patient = campaign.character(key)
-    require_alive(patient)
-    if patient.vital is not Vital.COMA:
-        raise NotInComa(
-            f"{patient.label} n'est pas dans le coma (ou est déjà stabilisé·e).",
-            f"{patient.label} is not in a coma (or is already stabilised).",
-        )
+    require_stabilise(patient)
     if (healer_key is None) == (healer_esp is None) or healer_key == key:
         raise InvalidHealer(
             "Stabiliser demande quelqu'un d'autre : un personnage soignant ou sa valeur d'ESP.",
@@ -390,21 +384,7 @@ def attempt_wake(
 
     `sequel_cause` is the GM's text for the sequel (R14); by default the damage's cause.
     """
-    character = campaign.character(key)
-    require_alive(character)
-    if character.vital is not Vital.STABILISED:
-        raise NotStabilised(
-            f"{character.label} n'est pas stabilisé·e : pas de test de réveil (R13).",
-            f"{character.label} is not stabilised: no waking test (R13).",
-        )
-    last = character.last_wake_try
-    if last is not None and campaign.clock < last + HOUR:
-        raise WakeAlreadyTried(
-            f"{character.label} a déjà tenté de se réveiller à {last:%H:%M} : "
-            "un essai par heure de jeu (R13).",
-            f"{character.label} already tried to wake at {last:%H:%M}: "
-            "one try per game hour (R13).",
-        )
+    require_wake(campaign.character(key), campaign.clock)
     tx = Transaction(campaign, rng, ruleset)
     wake_try(tx, key, cause=sequel_cause, difficulty=difficulty, modifiers=tuple(modifiers))
     return tx.outcome()
@@ -419,11 +399,7 @@ def gm_end_coma(
 ) -> Outcome:
     """R15: the GM ends a coma by hand (PV at least 1 unless `pv` is given, ≥ 1)."""
     character = campaign.character(key)
-    require_alive(character)
-    if character.vital not in (Vital.COMA, Vital.STABILISED):
-        raise NotInComa(
-            f"{character.label} n'est pas dans le coma.", f"{character.label} is not in a coma."
-        )
+    require_end_coma(character)
     if pv is not None and pv < 1:
         raise InvalidAmount(
             "Pour sortir du coma, il faut au moins 1 PV.", "Leaving a coma needs at least 1 PV."
@@ -441,8 +417,7 @@ def gm_revive(
 ) -> Outcome:
     """R16: only the GM brings a dead character back, by hand, with `pv` PV (≥ 1)."""
     character = campaign.character(key)
-    if character.vital is not Vital.DEAD:
-        raise NotDead(f"{character.label} n'est pas mort·e.", f"{character.label} is not dead.")
+    require_revive(character)
     if pv < 1:
         raise InvalidAmount(
             "Un personnage ramené à la vie a au moins 1 PV.",

@@ -322,7 +322,7 @@ def test_a_gm_acts_from_a_characters_sheet_without_an_error(
     card.get_by_role("button", name="Dégâts", exact=True).click()
     expect(page.locator(f"#result-{pc.pk}")).to_contain_text("PV 11 → 10")
     expect(card.locator("[data-testid=pv]")).to_have_text("10 / 14")
-    card.get_by_role("link", name="Stabiliser", exact=True).click()
+    card.get_by_role("link", name="Chute", exact=True).click()
     page.locator(f"#panel-{pc.pk}").get_by_role("link", name="Annuler").click()
     expect(page.locator(f"#panel-{pc.pk}")).to_be_empty()
     page.locator(f"#result-{pc.pk}").get_by_test_id("undo").click()

@@ -313,8 +313,8 @@ REFUSED = [
     # (action, body overrides, the rule's message in French)
     ("check", {"dice": "25"}, "Un D20 ne peut pas donner 25 (de 1 à 20)."),
     ("spend_flux", {"amount": "8"}, "Isaure n'a que 7 Flux (il en faut 8)."),
-    ("wake", {}, "Isaure n'est pas stabilisé·e : pas de test de réveil (R13)."),
-    ("remedy", {}, "Isaure n'est pas malade."),
+    ("wake", {}, "Isaure n'est pas stabilisé·e : pas de test de réveil. (R13)"),
+    ("remedy", {}, "Isaure n'est pas malade. (R29)"),
 ]
 
 

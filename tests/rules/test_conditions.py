@@ -171,7 +171,10 @@ def test_r26_removing_by_cause_keeps_the_other_causes():
 
 
 def test_r26_removing_an_absent_condition_is_refused():
+    gene = hero(conditions=(Condition(ConditionKind.GENE),))
     with pytest.raises(ConditionNotPresent, match="Paralysé"):
+        remove_condition(campaign(gene), "a", ConditionKind.PARALYSE)
+    with pytest.raises(ConditionNotPresent, match="aucun état"):
         remove_condition(campaign(hero()), "a", ConditionKind.PARALYSE)
 
 
