@@ -274,6 +274,16 @@ def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen 
                 campaign_id=event.campaign_id, batch__in=batch.values("batch")
             ).order_by()
         )
+    owners_of_event: dict[int, int | None] = {}
+
+    def event_owners() -> dict[int, int | None]:
+        """The owners of the event's characters, read once if some viewer needs them."""
+        if not owners_of_event:
+            owners_of_event.update(
+                Character.objects.filter(pk__in=event.character_ids).values_list("pk", "owner_id")
+            )
+        return owners_of_event
+
     views: dict[int, Seen | None] = dict.fromkeys(user_ids)
     for user_id, membership in members.items():
         if told_by_event(membership):
@@ -284,7 +294,12 @@ def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen 
         seen = [e for e in entries if sees_entry(membership, e)]
         owners = {e.character_id: e.owner_id for e in seen if e.character_id is not None}
         # Entries of the campaign itself have no character: the viewer may see one of them.
-        views[user_id] = Seen(membership, owners, any(e.character_id is None for e in seen))
+        of_campaign = any(e.character_id is None for e in seen)
+        if of_campaign and event.character_ids:
+            # A fight's turn moves seats that no entry names (play/services.py,
+            # _seats_moved): the viewer's own characters among the event's are theirs.
+            owners.update((pk, o) for pk, o in event_owners().items() if o == user_id)
+        views[user_id] = Seen(membership, owners, of_campaign)
     return views
 
 
