@@ -18,8 +18,8 @@ from journal.models import EntryKind
 from play.actions import CheckForm, ShareHourRestForm
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
-PARTY_BAR, LOG = "party-bar", "roll-log"
-SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party)$")
+PARTY_BAR, LOG, FIGHT_PART = "party-bar", "roll-log", "fight"
+SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party|fight)$")
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Slot:
     """Beside a card (or under the party bar): a panel for an action's form, then a place for
     its result. Their ids are stable, so htmx always finds them."""
 
-    key: str  # a character's id, or "party"
+    key: str  # a character's id, "party", or "fight" (the fight section's result)
 
     @property
     def panel_id(self) -> str:
@@ -39,6 +39,7 @@ class Slot:
 
 
 PARTY = Slot("party")
+FIGHT = Slot("fight")
 
 
 def slot_for(character) -> Slot:
@@ -139,6 +140,7 @@ class PageParts:
 
     party_bar: bool = False
     log: bool = False
+    fight: bool = False  # the GM's fight section (#fight)
     all_cards: bool = False
     cards: frozenset[int] = field(default_factory=frozenset)
 
@@ -146,7 +148,7 @@ class PageParts:
         return self.all_cards or pk in self.cards
 
 
-DASHBOARD = PageParts(party_bar=True, log=True, all_cards=True)
+DASHBOARD = PageParts(party_bar=True, log=True, fight=True, all_cards=True)
 
 
 def page_parts(request, campaign_id: int) -> PageParts:
