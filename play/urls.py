@@ -46,6 +46,11 @@ urlpatterns = [
         views.character_action,
         name="character_action",
     ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/probability/",
+        views.action_probability,
+        name="action_probability",
+    ),
     path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
     path("c/<int:campaign_id>/fight/start/", fight_views.fight_start, name="fight_start"),
     path("c/<int:campaign_id>/fight/next/", fight_views.fight_next_turn, name="fight_next_turn"),

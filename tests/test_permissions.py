@@ -385,6 +385,14 @@ ROUTES = [
         data=lambda w: {"amount": "3", "visibility": "everyone", "dice": ""},
     ),
     Route(
+        "action_probability",
+        ("get",),
+        _c("action_probability", "pc", "fall_ill"),
+        GM_ONLY,
+        query=lambda w: {"severity": "1"},
+        ok={"get": Answer(200, check=_odds)},
+    ),
+    Route(
         "party_action",
         ("get", "post"),
         _c("party_action", "end_scene"),
