@@ -244,7 +244,7 @@ def test_r33_a_gm_runs_a_fight_and_the_player_follows_their_turn(
         "button", name="Dépenser un réflexe\u00a0: Le Vicomte masque"
     ).click()
     expect(table.result.get_by_test_id("fight-error")).to_contain_text(
-        "Le Vicomte masque n'a plus de réflexe"
+        "Le Vicomte masque n’a plus de réflexe cette manche (manche 1)."
     )
     table.check("a refused spend")
     page.screenshot(path=artifacts / f"fight-{mode}-refused.png", caret="initial")
