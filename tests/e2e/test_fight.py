@@ -278,6 +278,9 @@ def test_r33_a_gm_runs_a_fight_and_the_player_follows_their_turn(
     expect(table.row(npc).get_by_test_id("reflexes-left")).to_have_text("1")
     table.check("round 2")
     page.screenshot(path=artifacts / f"fight-{mode}-gm-round-2.png", caret="initial")
+    page.emulate_media(color_scheme="dark")
+    page.screenshot(path=artifacts / f"fight-{mode}-gm-round-2-dark.png", caret="initial")
+    page.emulate_media(color_scheme="light")
     for expected in ("Isaure", "Gaspard"):
         table.click("Tour suivant")
         expect(table.section.get_by_test_id("fight-turn")).to_have_text(
