@@ -224,7 +224,7 @@ def test_r33_spending_with_none_left_is_refused_with_the_round(gm_client, world)
     before = db_state()
     response = gm_client.post(spend, **from_dashboard(world))
     assert response.status_code == 400
-    assert "Isaure n&#x27;a plus de réflexe ce round (round 1)." in response.content.decode()
+    assert "Isaure n’a plus de réflexe cette manche (manche 1)." in response.content.decode()
     assert db_state() == before
 
 
@@ -305,7 +305,7 @@ def test_r33_the_owner_spends_their_own_action_when_players_roll(player_client, 
     assert response.status_code == 400
     html = response.content.decode()
     strip = html[html.index('id="fight-strip"') :]
-    assert "Isaure n&#x27;a plus d&#x27;action ce round (round 1)." in strip
+    assert "Isaure n’a plus d’action cette manche (manche 1)." in strip
     assert db_state() == before
 
 
