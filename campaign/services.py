@@ -2,8 +2,9 @@
 
 from django.db import transaction
 from django.db.models import F
+from django.utils.translation import gettext as _
 
-from campaign.models import Campaign, Invitation, Membership, Role
+from campaign.models import Campaign, DashboardView, Invitation, Membership, Role
 
 
 class CampaignError(Exception):
@@ -35,3 +36,13 @@ def invitation_accept(*, invitation_id: int, user) -> Membership:
 
 # A membership's end changes characters (their owner), so it is a service of play's, logged:
 # play.services.membership_end.
+
+
+def dashboard_view_set(*, membership_id: int, view: str) -> Membership:
+    """Remember how this member's dashboard of the campaign shows the characters (cards or
+    compact rows). A display choice of one member, not game state: nothing is logged."""
+    if view not in DashboardView.values:
+        raise CampaignError(_("Unknown dashboard view."))
+    with transaction.atomic():
+        Membership.objects.filter(pk=membership_id).update(dashboard_view=view)
+        return Membership.objects.select_related("campaign").get(pk=membership_id)
