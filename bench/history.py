@@ -94,6 +94,9 @@ def row(campaign, characters, actors, i: int) -> tuple:
         f"R10 · Survie (VAI) : {die} (d20) + 2 (VAI) = {die + 2}",
         f"R10 · Survie (VAI): {die} (d20) + 2 (VAI) = {die + 2}",
         "gm" if i % 10 == 0 else "everyone",
+        [],
+        i + 1,
+        "bench",
         "",
         f"bench-{campaign.pk}-{i}",
     )
@@ -139,7 +142,7 @@ def fill(campaign, characters, actors, n: int) -> None:
                     format('R10 · Survie (VAI): %%s (d20) + 2 (VAI) = %%s', i %% 20 + 1,
                         i %% 20 + 3),
                     CASE WHEN i %% 10 = 0 THEN 'gm' ELSE 'everyone' END,
-                    '', 'bench-' || %(campaign)s || '-' || i
+                    '[]'::jsonb, i + 1, 'bench', '', 'bench-' || %(campaign)s || '-' || i
                 FROM generate_series(0, %(n)s - 1) AS i
                 """,
                 {

@@ -45,6 +45,12 @@ SECRET_KEY = env("SECRET_KEY", _INSECURE_DEV_KEY)
 if not DEBUG and SECRET_KEY == _INSECURE_DEV_KEY:
     raise RuntimeError("SECRET_KEY must be set when DEBUG is off.")
 
+# The audit log's HMAC key (journal/audit.py): kept out of the database, so that whoever can
+# write the table cannot recompute the chain. Unset: derived from SECRET_KEY. Retired keys,
+# newest first, still verify the entries they signed (README, "Configuration").
+AUDIT_LOG_KEY = env("AUDIT_LOG_KEY", "")
+AUDIT_LOG_OLD_KEYS = env_list("AUDIT_LOG_OLD_KEYS", "")
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 

@@ -1,8 +1,12 @@
-"""The tamper-evident audit log: writing entries with a hash chain, and proving the chain.
+"""The tamper-evident audit log: writing entries with a keyed hash chain, and proving it.
 
-Every entry's `hash` is SHA-256 over a canonical JSON of its content and `prev_hash`, the hash
-of the previous entry of the same campaign. Altering, removing or inserting an entry behind the
-app's back breaks the chain at that entry, which `verify_chain` names.
+Every entry's `hash` is HMAC-SHA256 over a canonical JSON of its content, its `seq` (1, 2, 3…
+within its campaign) and `prev_hash`, the hash of the previous entry of the same campaign. The
+HMAC key is not in the database (settings.AUDIT_LOG_KEY, else derived from SECRET_KEY; see
+`keyring`): someone who can write to the table and read the code still cannot recompute the
+hashes of a rewritten history. Altering, removing or inserting an entry breaks the chain at
+that entry, which `verify_chain` names. Deleting the latest entries leaves a shorter chain that
+verifies; a seal (`seal_for`, kept by people outside the server) catches that.
 
 Callers append inside the transaction that made the change, holding the campaign's row lock
 (`select_for_update`), so that the chain has one order.
@@ -13,12 +17,15 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import hmac
 import json
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from campaign.models import Campaign
@@ -48,6 +55,9 @@ HASHED_FIELDS = (
     "text_en",
     "visibility",
     "reverts_id",
+    "steps",
+    "seq",
+    "key_id",
     "prev_hash",
 )
 
@@ -128,10 +138,84 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def entry_hash(entry: AuditEntry) -> str:
-    content = {name: _canonical(getattr(entry, name)) for name in HASHED_FIELDS}
-    payload = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(payload.encode()).hexdigest()
+# ---------------------------------------------------------------------------------------------
+# The key
+
+
+# What the key derived from SECRET_KEY is for: the same SECRET_KEY gives other keys elsewhere.
+KEY_PURPOSE = b"chroniqueur.journal.audit-log-key.v1"
+
+
+@dataclass(frozen=True)
+class Keyring:
+    """The key that signs new entries and the retired ones that still verify old entries.
+
+    `rank` orders them, newest highest: along a campaign's chain an entry is never signed with
+    an older key than the entry before it.
+    """
+
+    current: str
+    keys: dict[str, bytes]
+    rank: dict[str, int]
+
+    def key(self, key_id: str) -> bytes | None:
+        return self.keys.get(key_id)
+
+
+def key_id_of(key: bytes) -> str:
+    """A short name for a key, stored on the entries it signs; it does not reveal the key."""
+    return hmac.new(key, b"chroniqueur audit key id", hashlib.sha256).hexdigest()[:12]
+
+
+def derived_key(secret: str) -> bytes:
+    return hmac.new(secret.encode(), KEY_PURPOSE, hashlib.sha256).digest()
+
+
+_keyrings: dict[tuple, Keyring] = {}
+
+
+def keyring() -> Keyring:
+    """AUDIT_LOG_KEY signs; AUDIT_LOG_OLD_KEYS (newest first) and the keys derived from
+    SECRET_KEY and SECRET_KEY_FALLBACKS still verify. Without AUDIT_LOG_KEY, the key derived
+    from SECRET_KEY signs."""
+    explicit = getattr(settings, "AUDIT_LOG_KEY", "") or ""
+    old = tuple(getattr(settings, "AUDIT_LOG_OLD_KEYS", ()) or ())
+    secrets = (settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", ()))
+    cache_key = (explicit, old, secrets)
+    found = _keyrings.get(cache_key)
+    if found is None:
+        ordered = [key.encode() for key in ((explicit,) if explicit else ()) + old]
+        ordered += [derived_key(secret) for secret in secrets]
+        keys: dict[str, bytes] = {}
+        for key in ordered:
+            keys.setdefault(key_id_of(key), key)
+        rank = {key_id: len(keys) - i for i, key_id in enumerate(keys)}
+        found = _keyrings[cache_key] = Keyring(next(iter(keys)), keys, rank)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# The hash
+
+
+def payload(content: dict[str, Any]) -> bytes:
+    """The canonical bytes the hash covers: `content` holds every HASHED_FIELDS value."""
+    canonical = {name: _canonical(value) for name, value in content.items()}
+    return json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def entry_hash(entry: AuditEntry, key: bytes | None = None) -> str:
+    """HMAC-SHA256 of the entry's content with `key`, by default the key its `key_id` names."""
+    if key is None:
+        key = keyring().key(entry.key_id)
+        if key is None:
+            raise UnknownKey(entry.key_id)
+    content = {name: getattr(entry, name) for name in HASHED_FIELDS}
+    return hmac.new(key, payload(content), hashlib.sha256).hexdigest()
+
+
+class UnknownKey(Exception):
+    """An entry names a key this server does not have (AUDIT_LOG_OLD_KEYS lacks it)."""
 
 
 @dataclass
@@ -152,6 +236,8 @@ class Draft:
     text_en: str = ""
     visibility: str | None = None
     reverts: AuditEntry | None = None
+    # The rule steps the action showed ("R3 · …"), as {"rule_id", "fr", "en"} (play/services).
+    steps: list | None = None
 
 
 def append(
@@ -164,10 +250,13 @@ def append(
     last = (
         AuditEntry.objects.filter(campaign=campaign)
         .order_by("-id")
-        .values_list("hash", "created_at")
+        .values_list("hash", "created_at", "seq")
         .first()
     )
     previous = last[0] if last else ""
+    seq = last[2] if last else 0
+    ring = keyring()
+    key = ring.key(ring.current)
     batch = uuid.uuid4()
     now = timezone.now()
     if drafts:
@@ -195,9 +284,13 @@ def append(
             text_en=draft.text_en,
             visibility=draft.visibility or visibility or campaign.default_roll_visibility,
             reverts=draft.reverts,
+            steps=to_json(draft.steps or []),
+            seq=seq + 1,
+            key_id=ring.current,
             prev_hash=previous,
         )
-        entry.hash = entry_hash(entry)
+        entry.hash = entry_hash(entry, key)
+        seq += 1
         entry.save()
         previous = entry.hash
         written.append(entry)
@@ -216,20 +309,174 @@ def _open_session_after_a_pause(campaign: Campaign, last_at: datetime | None, no
         PlaySession.objects.create(campaign=campaign, started_at=now, started_by=None)
 
 
+# ---------------------------------------------------------------------------------------------
+# Proving the chain
+
+
 @dataclass(frozen=True)
 class ChainProblem:
     entry_id: int
     reason: str
+    seq: int | None = None
+
+
+@dataclass(frozen=True)
+class ChainWalk:
+    """What walking a chain found: its first problem (or None), how many entries were read
+    and the last good one's (id, seq, hash, created_at)."""
+
+    problem: ChainProblem | None
+    count: int
+    head: tuple | None
+
+
+# Read as plain tuples, not model instances: verifying a million entries must stay fast.
+_READ = ("id", *HASHED_FIELDS, "hash", "created_at")
+
+
+def walk_chain(campaign_id: int, *, start: AuditEntry | None = None) -> ChainWalk:
+    """Check every entry of the campaign (or those from `start`, an entry already read, on)
+    in order: its seq follows, it links to the previous hash, its key is known and not older
+    than the previous entry's, and its HMAC matches its content."""
+    ring = keyring()
+    entries = AuditEntry.objects.filter(campaign_id=campaign_id)
+    previous, expected, rank = "", 1, 0
+    if start is not None:
+        entries = entries.filter(id__gte=start.pk)
+        previous, expected = start.prev_hash, start.seq
+    rows = entries.order_by("id").values_list(*_READ).iterator(chunk_size=5000)
+    count, head = 0, None
+    digest, sha256, names = hmac.digest, "sha256", HASHED_FIELDS
+    for row in rows:
+        entry_id, stored, created = row[0], row[-2], row[-1]
+        content = dict(zip(names, row[1:-2], strict=True))
+        seq, key_id = content["seq"], content["key_id"]
+        problem = None
+        if seq != expected:
+            if seq > expected:
+                problem = f"its seq is {seq} where {expected} was expected: "
+                if seq == expected + 1:
+                    problem += f"entry {expected} is missing before it"
+                else:
+                    problem += f"entries {expected} to {seq - 1} are missing"
+            else:
+                problem = f"its seq is {seq} where {expected} was expected (inserted or moved)"
+        elif content["prev_hash"] != previous:
+            problem = "its link to the previous entry is broken"
+        elif (key := ring.keys.get(key_id)) is None:
+            problem = f"it is signed with a key this server does not have (key id {key_id})"
+        elif ring.rank[key_id] < rank:
+            problem = f"it is signed with an older key (key id {key_id}) than the entry before it"
+        elif digest(key, payload(content), sha256).hex() != stored:
+            problem = "its content does not match its hash"
+        if problem is not None:
+            return ChainWalk(ChainProblem(entry_id, problem, seq), count, head)
+        previous, expected, rank = stored, expected + 1, ring.rank[key_id]
+        count += 1
+        head = (entry_id, seq, stored, created)
+    return ChainWalk(None, count, head)
 
 
 def verify_chain(campaign: Campaign) -> ChainProblem | None:
-    """The first entry of the campaign whose content or link does not match, or None."""
-    previous = ""
-    entries = AuditEntry.objects.filter(campaign=campaign).order_by("id")
-    for entry in entries.iterator(chunk_size=2000):
-        if entry.prev_hash != previous:
-            return ChainProblem(entry.pk, "its link to the previous entry is broken")
-        if entry_hash(entry) != entry.hash:
-            return ChainProblem(entry.pk, "its content does not match its hash")
-        previous = entry.hash
-    return None
+    """The first entry of the campaign whose content, key, seq or link does not match."""
+    return walk_chain(campaign.pk).problem
+
+
+# ---------------------------------------------------------------------------------------------
+# Seals: the head of a chain in a form a person can keep, and the proof that a log extends it
+
+SEAL_PREFIX = "CHQ1"
+_SEAL = re.compile(r"^CHQ1-(\d{1,18})-(\d{1,18})-(\d{1,18})-([0-9a-f]{16})$")
+
+
+class BadSeal(ValueError):
+    """Text that is not a seal."""
+
+
+@dataclass(frozen=True)
+class Seal:
+    """`CHQ1-<campaign>-<entry id>-<count>-<first 16 hex of the entry's hash>`; `at` (when the
+    head entry was written) is shown beside it, not part of it."""
+
+    campaign_id: int
+    entry_id: int
+    count: int
+    prefix: str
+    at: datetime | None = None
+
+    def __str__(self) -> str:
+        return f"{SEAL_PREFIX}-{self.campaign_id}-{self.entry_id}-{self.count}-{self.prefix}"
+
+    @classmethod
+    def parse(cls, text: str) -> Seal:
+        found = _SEAL.match(_normalise(text))
+        if found is None:
+            raise BadSeal(text)
+        campaign_id, entry_id, count, prefix = found.groups()
+        return cls(int(campaign_id), int(entry_id), int(count), prefix)
+
+
+def _normalise(text: str) -> str:
+    """A pasted seal: spaces and line breaks dropped, the hash in lower case."""
+    compact = "".join(str(text).split())
+    head, _, rest = compact.partition("-")
+    return f"{head.upper()}-{rest.lower()}"
+
+
+EMPTY_PREFIX = "0" * 16
+
+
+def seal_for(campaign_id: int) -> Seal:
+    """The seal of the campaign's log as it is now (its latest entry)."""
+    head = (
+        AuditEntry.objects.filter(campaign_id=campaign_id)
+        .order_by("-id")
+        .values_list("id", "seq", "hash", "created_at")
+        .first()
+    )
+    return _seal_of(campaign_id, head)
+
+
+def _seal_of(campaign_id: int, head: tuple | None) -> Seal:
+    if head is None:
+        return Seal(campaign_id, 0, 0, EMPTY_PREFIX)
+    entry_id, seq, hash_, created_at = head
+    return Seal(campaign_id, entry_id, seq, hash_[:16], created_at)
+
+
+@dataclass(frozen=True)
+class SealCheck:
+    """Whether the log extends a seal. `problem` is None when it does, else one of
+    "other_campaign", "missing" (the sealed entry is gone), "changed" (it is not the entry
+    sealed), "broken" (the chain from it, or before it, does not verify: see `chain`)."""
+
+    seal: Seal
+    current: Seal
+    problem: str | None = None
+    chain: ChainProblem | None = None
+
+    @property
+    def extends(self) -> bool:
+        return self.problem is None
+
+
+def check_seal(campaign_id: int, seal: Seal, *, full: bool = False) -> SealCheck:
+    """Does the campaign's log today extend `seal`? The sealed entry is still there with the
+    same seq and hash, and the chain from it to the latest entry verifies with the key (from
+    the first entry when `full`: what `verify_log --seal` does)."""
+    if seal.campaign_id != campaign_id:
+        return SealCheck(seal, seal_for(campaign_id), "other_campaign")
+    sealed = None
+    if seal.entry_id:
+        sealed = AuditEntry.objects.filter(campaign_id=campaign_id, pk=seal.entry_id).first()
+        if sealed is None:
+            return SealCheck(seal, seal_for(campaign_id), "missing")
+        if sealed.seq != seal.count or not sealed.hash.startswith(seal.prefix):
+            return SealCheck(seal, seal_for(campaign_id), "changed")
+    elif seal.count or seal.prefix != EMPTY_PREFIX:
+        return SealCheck(seal, seal_for(campaign_id), "changed")
+    walk = walk_chain(campaign_id, start=None if full or sealed is None else sealed)
+    current = _seal_of(campaign_id, walk.head) if walk.problem is None else seal_for(campaign_id)
+    if walk.problem is not None:
+        return SealCheck(seal, current, "broken", walk.problem)
+    return SealCheck(seal, current)

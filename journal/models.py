@@ -36,8 +36,10 @@ class EntryKind(models.TextChoices):
 class AuditEntry(models.Model):
     """One roll or one change, written in the transaction that made it; never altered.
 
-    `hash` covers every other column and `prev_hash`, the hash of the campaign's previous
-    entry, so `manage.py verify_log` can prove nothing was altered (journal/audit.py).
+    `hash` is an HMAC, with a key the database does not hold, over every other column and
+    `prev_hash`, the hash of the campaign's previous entry; `seq` numbers a campaign's entries
+    1, 2, 3… and `key_id` names the key. `manage.py verify_log` proves nothing was altered,
+    removed or inserted (journal/audit.py).
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="log")
@@ -76,6 +78,10 @@ class AuditEntry(models.Model):
     reverts = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reverted_by"
     )
+    # The rule steps the action showed, "R3 · …" in both languages (journal/audit.py Draft).
+    steps = models.JSONField(default=list, blank=True)
+    seq = models.PositiveBigIntegerField()
+    key_id = models.CharField(max_length=16)
     prev_hash = models.CharField(max_length=64, blank=True)
     hash = models.CharField(max_length=64, unique=True)
 
@@ -88,6 +94,10 @@ class AuditEntry(models.Model):
             # Keyset pages of the history filtered by character or kind (journal/views.py).
             models.Index(fields=["character", "-id"], name="log_by_character"),
             models.Index(fields=["campaign", "kind", "-id"], name="log_by_kind"),
+        ]
+        constraints = [
+            # Two writers can never give out the same place in a campaign's chain.
+            models.UniqueConstraint(fields=["campaign", "seq"], name="log_seq_per_campaign"),
         ]
         verbose_name = _("audit entry")
         verbose_name_plural = _("audit log")

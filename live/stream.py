@@ -270,6 +270,14 @@ def _visible_change(event: live.Event, user_id: int, shown: Shown):
         # Entries of the campaign itself have no character: the viewer may see one of them.
         of_campaign = None in owners
         owners.pop(None, None)
+        if of_campaign and event.character_ids:
+            # A fight's turn moves seats that no entry names (play/services.py,
+            # _seats_moved): the viewer's own characters among the event's are theirs.
+            owners.update(
+                Character.objects.filter(pk__in=event.character_ids, owner_id=user_id).values_list(
+                    "pk", "owner_id"
+                )
+            )
     # can_see_full_sheet needs only the owner: an unsaved row carries it.
     cards = (
         pk

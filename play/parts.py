@@ -19,10 +19,10 @@ from play.actions import CheckForm, ShareHourRestForm
 from play.cards import CARDS, shown_view
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
-PARTY_BAR, LOG = "party-bar", "roll-log"
+PARTY_BAR, LOG, FIGHT_PART = "party-bar", "roll-log", "fight"
 # The header in which the dashboard names the view it shows (cards or compact rows).
 VIEW_HEADER = "X-Dashboard-View"
-SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party)$")
+SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party|fight)$")
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Slot:
     """Beside a card (or under the party bar): a panel for an action's form, then a place for
     its result. Their ids are stable, so htmx always finds them."""
 
-    key: str  # a character's id, or "party"
+    key: str  # a character's id, "party", or "fight" (the fight section's result)
 
     @property
     def panel_id(self) -> str:
@@ -42,6 +42,7 @@ class Slot:
 
 
 PARTY = Slot("party")
+FIGHT = Slot("fight")
 
 
 def slot_for(character) -> Slot:
@@ -142,6 +143,7 @@ class PageParts:
 
     party_bar: bool = False
     log: bool = False
+    fight: bool = False  # the GM's fight section (#fight)
     all_cards: bool = False
     cards: frozenset[int] = field(default_factory=frozenset)
     view: str = CARDS  # what the page shows its characters as: cards, or compact rows
@@ -150,7 +152,7 @@ class PageParts:
         return self.all_cards or pk in self.cards
 
 
-DASHBOARD = PageParts(party_bar=True, log=True, all_cards=True)
+DASHBOARD = PageParts(party_bar=True, log=True, fight=True, all_cards=True)
 
 
 def page_parts(request, campaign_id: int) -> PageParts:

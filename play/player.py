@@ -42,7 +42,7 @@ def _character(membership, character_id):
     return get_object_or_404(selectors.characters_for_cards(membership.campaign), pk=character_id)
 
 
-def sheet_response(request, membership, character, *, form=None, status=200):
+def sheet_response(request, membership, character, *, form=None, status=200, fight_error=None):
     """The sheet: the live card, the notes, and the owner's test form when they may roll."""
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
@@ -62,6 +62,9 @@ def sheet_response(request, membership, character, *, form=None, status=200):
             # A refused roll keeps its form, to show why; otherwise only the conscious get one.
             "roll_form": form if may_roll and (conscious or form is not None) else None,
             "unconscious": may_roll and not conscious,
+            # The fight strip shows this character only (R33); a refused spend says why there.
+            "fight_characters": [character],
+            "fight_error": fight_error,
         },
         status=status,
     )

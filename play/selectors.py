@@ -135,6 +135,94 @@ def fight_seat(campaign: Campaign, character_id: int) -> FightSeat | None:
 
 
 @dataclass(frozen=True)
+class Combatant:
+    """One row of the fight section: the character, its seat, and what it can still spend
+    this round as the engine counts it (R33 with R20–R25): nothing while unconscious
+    (`engine.left_this_round`), out of `budget`, its effective counts right now."""
+
+    character: Character
+    seat: FightSeat
+    actions_left: int
+    reflexes_left: int
+    budget: engine.Effective
+    conditions: tuple[str, ...]  # the conditions that weigh on a fight (R20–R25), named
+
+    @property
+    def can_act(self) -> bool:
+        return self.budget.conscious
+
+
+@dataclass(frozen=True)
+class FightView:
+    """The running fight as the dashboard and the phones show it."""
+
+    round: int
+    combatants: list[Combatant]
+
+    @property
+    def current(self) -> Combatant:
+        return next(c for c in self.combatants if c.seat.current)
+
+
+# R20–R25: the conditions that change a combatant's actions, reflexes or PA.
+FIGHT_CONDITIONS = (
+    engine.ConditionKind.GENE,
+    engine.ConditionKind.SURPRIS,
+    engine.ConditionKind.PARALYSE,
+    engine.ConditionKind.EBRANLE,
+)
+
+
+def left_in_fight(seat: FightSeat, numbers: engine.Effective) -> tuple[int, int]:
+    """What `seat` can spend now: its counts, or nothing while unconscious (as
+    `engine.left_this_round` says; the counts themselves are reset only at the next round)."""
+    return (seat.actions_left, seat.reflexes_left) if numbers.conscious else (0, 0)
+
+
+def fight_view(campaign: Campaign, rows=None) -> FightView | None:
+    """The running fight in the GM's order, or None. `rows`: the campaign's characters as
+    `characters_for_cards` reads them, if the caller has them (else one read of the
+    combatants)."""
+    data = campaign.fight
+    if not data:
+        return None
+    order = [int(key) for key in data["order"]]
+    if rows is None:
+        rows = characters_for_cards(campaign).filter(pk__in=order)
+    by_pk = {row.pk: row for row in rows}
+    lang = 1 if get_language() == "en" else 0
+    combatants = []
+    for pk in order:
+        row, seat = by_pk.get(pk), fight_seat(campaign, pk)
+        if row is None or seat is None:
+            continue
+        state = character_state(row, campaign.stats)
+        numbers = engine.effective(state)
+        actions, reflexes = left_in_fight(seat, numbers)
+        kinds = {c.kind for c in state.conditions}
+        combatants.append(
+            Combatant(
+                character=row,
+                seat=seat,
+                actions_left=actions,
+                reflexes_left=reflexes,
+                budget=numbers,
+                conditions=tuple(
+                    engine_text.condition_name(kind)[lang]
+                    for kind in FIGHT_CONDITIONS
+                    if kind in kinds
+                ),
+            )
+        )
+    return FightView(round=int(data["round"]), combatants=combatants)
+
+
+def fight_candidates(rows) -> list[Character]:
+    """Who may be put in a fight: every character but the dead (R33: `require_alive`)."""
+    return [row for row in rows if row.vital != "dead"]
+
+
+@dataclass(frozen=True)
 class Card:
     """What a card or a sheet shows of a character, derived once from its rows."""
 
@@ -148,6 +236,11 @@ class Card:
     choices: ActionChoices
     fight: FightSeat | None = None
     visibility_choices = QUICK_VISIBILITY  # who sees a quick action's result
+
+    @property
+    def fight_left(self) -> tuple[int, int]:
+        """(actions, reflexes) the character can still spend this round, in a fight."""
+        return left_in_fight(self.fight, self.effective) if self.fight else (0, 0)
 
 
 def characters_for_cards(campaign: Campaign):

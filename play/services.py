@@ -127,11 +127,33 @@ def _run(
             drafts=(drafts or _drafts)(action, outcome, rows),
             visibility=visibility,
         )
-        changed = sorted({e.character_id for e in entries if e.character_id is not None})
+        changed = sorted(
+            {e.character_id for e in entries if e.character_id is not None}
+            | _seats_moved(old.fight, outcome.state.fight)
+        )
         if entries:
             # Inside the transaction: delivered only once it commits (journal/events.py).
             publish(campaign.pk, changed, entries[-1].pk)
     return Result(outcome, entries, changed)
+
+
+def _seats(fight: engine.Fight | None) -> dict[str, tuple]:
+    if fight is None:
+        return {}
+    return {
+        key: (fight.round, place, place == fight.turn, *fight.left(key))
+        for place, key in enumerate(fight.order)
+    }
+
+
+def _seats_moved(before: engine.Fight | None, after: engine.Fight | None) -> set[int]:
+    """The characters whose seat in the fight changed (R33: the turn, the order, what is
+    left, in or out): their cards show it, though no entry of theirs says so (the turn
+    passing from one to the next names only the next), so they are published as changed."""
+    if before == after:
+        return set()
+    old, new = _seats(before), _seats(after)
+    return {int(key) for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
 
 
 def _locked_rows(campaign: Campaign, character_ids=None) -> dict[str, Character]:

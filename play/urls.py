@@ -1,6 +1,6 @@
 from django.urls import path
 
-from play import campaign_views, player, views
+from play import campaign_views, fight_views, player, views
 
 urlpatterns = [
     path(
@@ -48,6 +48,19 @@ urlpatterns = [
         name="character_action",
     ),
     path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
+    path("c/<int:campaign_id>/fight/start/", fight_views.fight_start, name="fight_start"),
+    path("c/<int:campaign_id>/fight/next/", fight_views.fight_next_turn, name="fight_next_turn"),
+    path("c/<int:campaign_id>/fight/end/", fight_views.fight_end, name="fight_end"),
+    path(
+        "c/<int:campaign_id>/fight/<int:character_id>/move/<slug:direction>/",
+        fight_views.fight_move,
+        name="fight_move",
+    ),
+    path(
+        "c/<int:campaign_id>/fight/<int:character_id>/spend/<slug:what>/",
+        fight_views.fight_spend,
+        name="fight_spend",
+    ),
     path(
         "c/<int:campaign_id>/history/<int:entry_id>/undo/",
         views.entry_undo,

@@ -281,6 +281,8 @@ def _dashboard(request, membership):
     context = {"campaign": campaign, "membership": membership}
     if target == parts.PARTY_BAR:
         return render(request, "play/dashboard.html#party-bar", context)
+    if target == parts.FIGHT_PART:
+        return render(request, "play/_fight.html", context)
     context["log_entries"] = selectors.latest_entries(membership)
     if target == parts.LOG:
         return render(request, "play/dashboard.html#log", context)

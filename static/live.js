@@ -51,6 +51,10 @@
     return v === null || v === undefined || v === "" ? null : parseInt(v, 10);
   }
 
+  function seat(el) {
+    return (el && el.getAttribute("data-seat")) || "";
+  }
+
   function cardId(el) {
     var match = el && el.id && /^character-(\d+)$/.exec(el.id);
     return match ? match[1] : null;
@@ -160,7 +164,10 @@
     window.clearTimeout(coming[id]);
     delete coming[id];
     var mine = version(target), theirs = version(incoming);
-    var known = mine !== null && theirs !== null && theirs <= mine; // this page has it already
+    // This page has it already: an older version, or the same one in the same fight seat (a
+    // turn passing moves seats, R33, without a new version of the character).
+    var known = mine !== null && theirs !== null &&
+      (theirs < mine || (theirs === mine && seat(incoming) === seat(target)));
     if (known || busy(target, id)) {
       evt.detail.shouldSwap = false;
       return;
@@ -231,7 +238,12 @@
   // log shows (its data-log-id) refetches the log. The dashboard answers an htmx request
   // aimed at either with that part alone (play/views.py, _dashboard).
   function followCampaign(data) {
-    if (data.campaign) refetchPart("party-bar");
+    if (data.campaign) {
+      refetchPart("party-bar");
+      // The fight (R33) is the campaign's: the GM's section, a player's strip.
+      refetchPart("fight");
+      refetchPart("fight-strip");
+    }
     var log = document.getElementById("roll-log");
     if (log && !(parseInt(log.dataset.logId || "0", 10) >= data.log_id)) refetchPart("roll-log");
   }

@@ -39,6 +39,7 @@ from django.test import AsyncClient, Client
 from django.urls import resolve, reverse
 
 from journal.models import PlaySession
+from play import services
 from tests.helpers import (
     assert_redirects_to_login,
     character_data,
@@ -398,6 +399,21 @@ ROUTES = [
         GM_ONLY,
         data=lambda w: {"visibility": "everyone"},
     ),
+    # play/urls.py: the fight (R33); the world's fight is running (see `world` below)
+    Route(
+        "fight_start",
+        ("post",),
+        _c("fight_start"),
+        GM_ONLY,
+        data=lambda w: {"fighters": [w.pc.pk]},
+        # One fight at a time: the GM is told so (tests/play/test_fight_views.py starts one).
+        ok={"post": Answer(400, "play/dashboard.html")},
+    ),
+    Route("fight_next_turn", ("post",), _c("fight_next_turn"), GM_ONLY),
+    Route("fight_end", ("post",), _c("fight_end"), GM_ONLY),
+    Route("fight_move", ("post",), _c("fight_move", "pc", "down"), GM_ONLY),
+    # R9: the owner spends their own character's actions when the campaign lets players roll.
+    Route("fight_spend", ("post",), _c("fight_spend", "pc", "action"), OWNER),
     Route("entry_undo", ("post",), _c("entry_undo", "entry"), GM_ONLY),
     Route("action_undo", ("post",), _c("action_undo", "entry"), GM_ONLY),
     # live/urls.py
@@ -432,6 +448,12 @@ def world(world):
     result = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
     world.entry = result.entries[0]
     world.session = PlaySession.objects.get(campaign=world.campaign)
+    services.fight_start(
+        campaign_id=world.campaign.pk,
+        actor=world.gm,
+        character_ids=[world.pc.pk, world.other_pc.pk, world.npc.pk],
+    )
+    world.campaign.refresh_from_db()
     return world
 
 

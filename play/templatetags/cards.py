@@ -8,6 +8,7 @@ from journal.texts import game_time as game_time_text
 from journal.texts import in_language
 from play.actions import PARTY_ACTIONS
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input
+from play.selectors import characters_for_cards, fight_candidates, fight_view
 
 register = template.Library()
 
@@ -40,3 +41,39 @@ def render_card(context, character, oob=False, view=CARDS):
     html = card_html(character, campaign=campaign, membership=membership, oob=oob, view=view)
     # Safe: the cached HTML is the template's own output, the token input is escaped.
     return mark_safe(html.replace(CSRF_PLACEHOLDER, csrf_input(get_token(context["request"]))))
+
+
+@register.simple_tag(takes_context=True)
+def fight_section(context, rows=None):
+    """What the fight section shows (R33): the running fight, or who may start one.
+
+    `rows`: the campaign's characters if the page has read them already (the dashboard's
+    cards), so that the section costs no query of its own.
+    """
+    campaign = context["campaign"]
+    rows = rows or None  # a page without the rows passes "" (an unknown variable)
+    fight = fight_view(campaign, rows)
+    candidates = []
+    if fight is None:
+        candidates = fight_candidates(rows if rows is not None else characters_for_cards(campaign))
+    return {"fight": fight, "candidates": candidates}
+
+
+@register.simple_tag(takes_context=True)
+def fight_strip(context, characters=None):
+    """The fight as a player's page shows it: the running fight, and the viewer's own
+    combatants (those of `characters`, or all their characters) with what they may do."""
+    from campaign.permissions import can_roll_for
+
+    campaign, membership = context["campaign"], context["membership"]
+    fight = fight_view(campaign)
+    if fight is None:
+        return {"fight": None, "mine": []}
+    wanted = None if characters is None else {c.pk for c in characters}
+    mine = [
+        (c, can_roll_for(membership, c.character))
+        for c in fight.combatants
+        if c.character.owner_id == membership.user_id
+        and (wanted is None or c.character.pk in wanted)
+    ]
+    return {"fight": fight, "mine": mine}

@@ -238,11 +238,11 @@ def test_verify_log_names_an_entry_altered_behind_the_apps_back(campaign, gm, pc
     with pytest.raises(CommandError, match=rf"campaign\(s\) {campaign.pk}\b"):
         call_command("verify_log", str(campaign.pk), stdout=out)
     assert out.getvalue() == (
-        f"campaign {campaign.pk} “La Tour de Sel”: entry {target.pk} is the first broken one: "
-        "its content does not match its hash\n"
+        f"campaign {campaign.pk} “La Tour de Sel”: entry {target.pk} (seq 3) is the first "
+        "broken one: its content does not match its hash\n"
     )
     assert audit.verify_chain(campaign) == audit.ChainProblem(
-        target.pk, "its content does not match its hash"
+        target.pk, "its content does not match its hash", 3
     )
     # The other campaign's chain is untouched.
     other, _ = second
@@ -266,7 +266,7 @@ def test_verify_log_sees_a_rehashed_forgery_at_the_next_link(campaign, gm, pc):
         )
 
     assert audit.verify_chain(campaign) == audit.ChainProblem(
-        following.pk, "its link to the previous entry is broken"
+        following.pk, "its link to the previous entry is broken", 3
     )
     with pytest.raises(CommandError):
         verify_log(str(campaign.pk))
@@ -280,7 +280,7 @@ def test_verify_log_sees_a_removed_entry(campaign, gm, pc):
         raw("DELETE FROM journal_auditentry WHERE id = %s", [removed.pk])
 
     assert audit.verify_chain(campaign) == audit.ChainProblem(
-        following.pk, "its link to the previous entry is broken"
+        following.pk, "its seq is 5 where 4 was expected: entry 4 is missing before it", 5
     )
 
 

@@ -50,6 +50,9 @@ def bulk_entries(campaign, n, *, characters=(), actors=(), start=None, step=time
     characters = list(characters) or [None]
     actors = list(actors) or [None]
     rows = []
+    first = (
+        AuditEntry.objects.filter(campaign=campaign).order_by("-id").values_list("seq", flat=True)
+    ).first() or 0
     for i in range(n):
         character = characters[i % len(characters)]
         actor = actors[i % len(actors)]
@@ -76,6 +79,8 @@ def bulk_entries(campaign, n, *, characters=(), actors=(), start=None, step=time
                 text_fr=f"entrée {i}",
                 text_en=f"entry {i}",
                 visibility="everyone",
+                seq=first + i + 1,
+                key_id="bulk",
                 hash=f"bulk-{campaign.pk}-{i}-{uuid.uuid4().hex}",
             )
         )

@@ -118,11 +118,29 @@ def test_a_row_shows_what_is_left_in_the_running_fight(gm_client, campaign, pc, 
     page = dashboard(gm_client, campaign)
     row = row_of(page, pc)
     assert "current-turn" in row
-    seat = re.search(r'data-testid="seat"[^>]*>(.*?)</span>', row, re.S).group(1)
-    assert re.sub(r"<[^>]+>", "", seat) == "À son tour 1 action · 0 réflexe"
+    assert re.search(r'<span class="place" title="Rang 2">2</span>', row)
+    seat = re.search(r'<form class="seat".*?</form>', row, re.S).group(0)
+    assert re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", seat)).strip() == (
+        "Actions 1 /2 −1 Réflexes 0 /1"
+    )
+    assert 'data-action="spend-action"' in seat and 'data-action="spend-reflex"' not in seat
+    assert 'hx-target="#result-fight"' in seat
+    assert 'data-action="fight-up"' in row and 'data-action="fight-out"' in row
     other = row_of(page, npc)
     assert "current-turn" not in other
-    assert "2 actions · 1 réflexe" in other
+    assert 'data-testid="actions-left">2<' in other and 'data-testid="reflexes-left">1<' in other
+    # The fight section keeps its head; the compact page hides its list (CSS), not its parts.
+    assert 'id="fight"' in page and 'id="result-fight"' in page
+
+
+def test_spending_from_a_row_redraws_the_row(gm_client, gm, campaign, pc, npc):
+    from play import services
+
+    services.fight_start(campaign_id=campaign.pk, actor=gm, character_ids=[pc.pk, npc.pk])
+    url = reverse("fight_spend", args=[campaign.pk, pc.pk, "action"])
+    answer = gm_client.post(url, {}, headers=htmx("compact", campaign)).content.decode()
+    row = row_of(answer, pc)
+    assert 'data-testid="actions-left">1<' in row and 'hx-swap-oob="true"' in row
 
 
 def htmx(view=None, campaign=None):

@@ -339,6 +339,7 @@ def test_the_log_holds_one_row_per_check_roll_and_change_in_order(world, name, p
     CASES[name].setup(world)
     published.clear()
     before = AuditEntry.objects.count()
+    fight_before = _fight(world.campaign)
     result = getattr(services, name)(actor=world.gm, **CASES[name].arguments(world))
 
     written = log(world.campaign)[before:]
@@ -346,9 +347,16 @@ def test_the_log_holds_one_row_per_check_roll_and_change_in_order(world, name, p
     assert written == [event_summary(e) for e in result.outcome.events]
     assert [summary(e) for e in result.entries] == written
     assert len({e.batch for e in result.entries}) == 1  # one action, undone as one
-    changed = sorted({e.character_id for e in result.entries if e.character_id is not None})
+    changed = {e.character_id for e in result.entries if e.character_id is not None}
+    # R33: and the combatants whose seat in the fight moved (their cards show it).
+    changed = sorted(changed | services._seats_moved(fight_before, _fight(world.campaign)))
     assert result.character_ids == changed
     assert published == [(world.campaign.pk, changed, result.entries[-1].pk)]
+
+
+def _fight(campaign):
+    data = Campaign.objects.get(pk=campaign.pk).fight
+    return engine.Fight.from_json(data) if data else None
 
 
 def test_it_writes_nothing_and_publishes_nothing_when_nothing_changes(world, published):

@@ -1,0 +1,331 @@
+"""The keyed chain (issue 12): hashes an attacker with the table and the code cannot recompute,
+a seq that shows gaps, keys that rotate, seals that catch a deleted tail, and (on PostgreSQL)
+a database that refuses UPDATE, DELETE and TRUNCATE of the log.
+
+The tampering runs on both databases where it can: SQLite has no trigger to disable, so the
+rewrites simply happen; the refusals are PostgreSQL's.
+"""
+
+import itertools
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import Error, connection, transaction
+
+from journal import audit
+from journal.models import AuditEntry
+from tests.journal.test_audit import (
+    TRIGGER,
+    entries,
+    play_a_little,
+    postgresql_only,
+    raw,
+    trigger_disabled,
+)
+from tests.play.play import run
+
+# What an attacker who has the code and the database, but not the key, would hash with.
+GUESSED_KEYS = [
+    audit.derived_key("django-insecure-dev-only-key-never-use-in-production-3f9a1c-x"),
+    b"",
+    b"chroniqueur",
+]
+
+
+def verify_log(*args) -> tuple[str, bool]:
+    """The command's output, and whether it succeeded."""
+    out = StringIO()
+    try:
+        call_command("verify_log", *args, stdout=out)
+    except CommandError:
+        return out.getvalue(), False
+    return out.getvalue(), True
+
+
+def rewrite(entry_id: int, key: bytes, **changes) -> None:
+    """Rewrite one entry's columns and recompute its hash and every later hash of its campaign
+    with the app's own hash function, as someone with the database and the code would."""
+    target = AuditEntry.objects.get(pk=entry_id)
+    chain = list(AuditEntry.objects.filter(campaign_id=target.campaign_id).order_by("id"))
+    previous = None
+    with trigger_disabled():
+        for entry in chain:
+            if entry.pk < entry_id:
+                previous = entry.hash
+                continue
+            if entry.pk == entry_id:
+                for name, value in changes.items():
+                    setattr(entry, name, value)
+            entry.prev_hash = previous or ""
+            entry.hash = audit.entry_hash(entry, key)
+            raw(
+                "UPDATE journal_auditentry SET after = %s, text_fr = %s, prev_hash = %s, "
+                "hash = %s WHERE id = %s",
+                [json.dumps(entry.after), entry.text_fr, entry.prev_hash, entry.hash, entry.pk],
+            )
+            previous = entry.hash
+
+
+def delete_tail(n: int, campaign) -> list[int]:
+    gone = [e.pk for e in entries(campaign)[-n:]]
+    with trigger_disabled():
+        raw("DELETE FROM journal_auditentry WHERE id >= %s", [gone[0]])
+    return gone
+
+
+# ---------------------------------------------------------------------------------------------
+# The key
+
+
+def test_entries_are_numbered_and_signed_with_the_current_key(campaign, gm, pc):
+    play_a_little(campaign, gm, pc)
+    chain = entries(campaign)
+    ring = audit.keyring()
+    assert [e.seq for e in chain] == [1, 2, 3, 4, 5]
+    assert {e.key_id for e in chain} == {ring.current}
+    for entry in chain:
+        # HMAC with the key, not a plain hash anyone could recompute.
+        assert audit.entry_hash(entry) == entry.hash
+        for guess in GUESSED_KEYS:
+            assert audit.entry_hash(entry, guess) != entry.hash
+    assert audit.verify_chain(campaign) is None
+
+
+def test_without_audit_log_key_the_key_is_derived_from_secret_key(settings, campaign, gm, pc):
+    settings.AUDIT_LOG_KEY = ""
+    settings.AUDIT_LOG_OLD_KEYS = []
+    derived = audit.derived_key(settings.SECRET_KEY)
+    assert audit.keyring().current == audit.key_id_of(derived)
+    assert derived != settings.SECRET_KEY.encode()  # a purpose string: not the secret itself
+    play_a_little(campaign, gm, pc)
+    assert {e.key_id for e in entries(campaign)} == {audit.key_id_of(derived)}
+
+    # A new SECRET_KEY with the old one in SECRET_KEY_FALLBACKS: old entries still verify.
+    settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
+    settings.SECRET_KEY = "une-toute-nouvelle-clef-secrete-" * 2
+    assert audit.verify_chain(campaign) is None
+    # Without the fallback they do not, and the entry is named.
+    settings.SECRET_KEY_FALLBACKS = []
+    first = entries(campaign)[0]
+    assert audit.verify_chain(campaign) == audit.ChainProblem(
+        first.pk,
+        f"it is signed with a key this server does not have (key id {first.key_id})",
+        1,
+    )
+
+
+def test_a_rotated_key_signs_new_entries_and_the_old_one_still_verifies(settings, campaign, gm, pc):
+    settings.AUDIT_LOG_KEY = "ancienne-clef-du-journal"
+    settings.AUDIT_LOG_OLD_KEYS = []
+    play_a_little(campaign, gm, pc)
+    old_id = audit.keyring().current
+
+    settings.AUDIT_LOG_KEY = "nouvelle-clef-du-journal"
+    settings.AUDIT_LOG_OLD_KEYS = ["ancienne-clef-du-journal"]
+    run(campaign, gm, "damage", {"amount": "3"}, character=pc)
+    chain = entries(campaign)
+    assert [e.key_id for e in chain] == [old_id] * 5 + [audit.keyring().current]
+    assert audit.keyring().current != old_id
+    assert verify_log(str(campaign.pk)) == (
+        f"campaign {campaign.pk} “La Tour de Sel”: 6 entries, chain intact\n",
+        True,
+    )
+
+    # The old key forgotten: its entries can no longer be proven, the first is named.
+    settings.AUDIT_LOG_OLD_KEYS = []
+    output, ok = verify_log(str(campaign.pk))
+    assert not ok
+    assert f"entry {chain[0].pk} (seq 1) is the first broken one" in output
+    assert f"key id {old_id}" in output
+
+
+def test_an_entry_signed_with_a_retired_key_after_a_newer_one_is_refused(
+    settings, campaign, gm, pc
+):
+    """A leaked old key must not let someone append (or rewrite) after the rotation."""
+    settings.AUDIT_LOG_KEY = "ancienne-clef-du-journal"
+    run(campaign, gm, "damage", {"amount": "3"}, character=pc)
+    settings.AUDIT_LOG_KEY = "nouvelle-clef-du-journal"
+    settings.AUDIT_LOG_OLD_KEYS = ["ancienne-clef-du-journal"]
+    run(campaign, gm, "damage", {"amount": "3"}, character=pc)
+    run(campaign, gm, "damage", {"amount": "3"}, character=pc)
+    third = entries(campaign)[2]
+    old = b"ancienne-clef-du-journal"
+    forged = AuditEntry.objects.get(pk=third.pk)
+    forged.key_id = audit.key_id_of(old)
+    forged.after = 12
+    with trigger_disabled():
+        raw(
+            "UPDATE journal_auditentry SET key_id = %s, after = '12', hash = %s WHERE id = %s",
+            [forged.key_id, audit.entry_hash(forged, old), third.pk],
+        )
+    assert audit.verify_chain(campaign) == audit.ChainProblem(
+        third.pk,
+        f"it is signed with an older key (key id {forged.key_id}) than the entry before it",
+        3,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Tampering
+
+
+@pytest.mark.parametrize("guess", GUESSED_KEYS)
+def test_a_rewrite_rehashed_without_the_key_is_detected_and_the_entry_named(
+    campaign, gm, pc, guess
+):
+    play_a_little(campaign, gm, pc)
+    target = entries(campaign)[2]
+    assert (target.field, target.after) == ("flux", 0)
+
+    # Flux spent 7 → 0 becomes 7 → 5, and every later link is recomputed to match.
+    rewrite(target.pk, guess, after=5, text_fr="R5 · Flux : 7 → 5")
+
+    chain = entries(campaign)
+    assert chain[2].after == 5
+    assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(chain))
+    assert audit.verify_chain(campaign) == audit.ChainProblem(
+        target.pk, "its content does not match its hash", 3
+    )
+    output, ok = verify_log(str(campaign.pk))
+    assert not ok
+    assert output == (
+        f"campaign {campaign.pk} “La Tour de Sel”: entry {target.pk} (seq 3) is the first broken "
+        "one: its content does not match its hash\n"
+    )
+
+
+def test_a_gap_in_the_middle_is_named_by_its_seq(campaign, gm, pc):
+    play_a_little(campaign, gm, pc)
+    chain = entries(campaign)
+    with trigger_disabled():
+        raw("DELETE FROM journal_auditentry WHERE id IN (%s, %s)", [chain[1].pk, chain[2].pk])
+    assert audit.verify_chain(campaign) == audit.ChainProblem(
+        chain[3].pk, "its seq is 4 where 2 was expected: entries 2 to 3 are missing", 4
+    )
+
+
+def test_a_deleted_tail_is_caught_by_a_seal_kept_from_before(campaign, gm, pc):
+    play_a_little(campaign, gm, pc)
+    kept = str(audit.seal_for(campaign.pk))
+    head = entries(campaign)[-1]
+    assert kept == f"CHQ1-{campaign.pk}-{head.pk}-5-{head.hash[:16]}"
+    output, ok = verify_log("--seal", kept)
+    assert ok, output
+    assert "5 entries, chain intact, extends seal" in output
+
+    delete_tail(2, campaign)
+
+    # Without a seal a shorter chain still verifies: that is what seals are for.
+    assert audit.verify_chain(campaign) is None
+    output, ok = verify_log("--seal", kept)
+    assert not ok
+    assert output == (
+        f"campaign {campaign.pk} “La Tour de Sel”: does not extend seal {kept}: entry {head.pk} "
+        "(seq 5), the seal's last entry, is no longer in the log (the end of the log was "
+        "deleted)\n"
+    )
+    # Writing more does not hide it: the sealed entry never comes back.
+    run(campaign, gm, "damage", {"amount": "3"}, character=pc)
+    run(campaign, gm, "damage", {"amount": "3"}, character=pc)
+    assert audit.verify_chain(campaign) is None
+    assert not verify_log("--seal", kept)[1]
+
+
+def test_a_seal_catches_a_rewrite_even_by_someone_holding_the_key(campaign, gm, pc):
+    play_a_little(campaign, gm, pc)
+    kept = str(audit.seal_for(campaign.pk))
+    target = entries(campaign)[1]
+    key = audit.keyring().key(audit.keyring().current)
+    rewrite(target.pk, key, text_fr="R10 · réécrit")
+
+    assert audit.verify_chain(campaign) is None  # with the key the chain is consistent…
+    output, ok = verify_log("--seal", kept)  # …but it no longer reaches the sealed entry
+    assert not ok
+    assert "is no longer the entry sealed (seq 5" in output
+
+
+def test_a_seal_of_a_rewritten_log_without_the_key_names_the_entry(campaign, gm, pc):
+    play_a_little(campaign, gm, pc)
+    kept = str(audit.seal_for(campaign.pk))
+    target = entries(campaign)[1]
+    with trigger_disabled():
+        raw("UPDATE journal_auditentry SET text_fr = 'R10 · autre' WHERE id = %s", [target.pk])
+    output, ok = verify_log("--seal", kept)
+    assert not ok
+    assert f"entry {target.pk} (seq 2) is the first broken one" in output
+
+
+def test_seals_parse_what_people_paste_and_refuse_the_rest(campaign):
+    seal = audit.Seal.parse("  chq1-12-3456-78-0123456789ABCDEF\n")
+    assert seal == audit.Seal(12, 3456, 78, "0123456789abcdef")
+    assert str(seal) == "CHQ1-12-3456-78-0123456789abcdef"
+    for bad in ("", "CHQ1-1-2-3", "CHQ2-1-2-3-0123456789abcdef", "CHQ1-1-2-3-0123456789abcdeg"):
+        with pytest.raises(audit.BadSeal):
+            audit.Seal.parse(bad)
+    with pytest.raises(CommandError, match="Not a seal"):
+        call_command("verify_log", "--seal", "CHQ1-x", stdout=StringIO())
+    # An empty log has a seal too, which any later log extends.
+    empty = audit.seal_for(campaign.pk)
+    assert str(empty) == f"CHQ1-{campaign.pk}-0-0-{'0' * 16}"
+    assert audit.check_seal(campaign.pk, empty).extends
+
+
+def test_a_seal_of_another_campaign_is_refused(campaign, gm, pc):
+    run(campaign, gm, "damage", {"amount": "3"}, character=pc)
+    seal = audit.seal_for(campaign.pk)
+    other = audit.Seal(campaign.pk + 1, seal.entry_id, seal.count, seal.prefix)
+    assert audit.check_seal(campaign.pk, other).problem == "other_campaign"
+
+
+# ---------------------------------------------------------------------------------------------
+# The database refuses (PostgreSQL)
+
+
+@postgresql_only
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "TRUNCATE journal_auditentry",
+        "TRUNCATE journal_auditentry RESTART IDENTITY CASCADE",
+        "TRUNCATE campaign_campaign CASCADE",
+        "DELETE FROM journal_auditentry",
+        "DELETE FROM journal_auditentry WHERE id >= %s",
+        "UPDATE journal_auditentry SET hash = hash WHERE id = %s",
+    ],
+)
+def test_postgresql_refuses_truncate_delete_and_update_of_the_log(campaign, gm, pc, sql):
+    play_a_little(campaign, gm, pc)
+    before = [(e.pk, e.hash) for e in entries(campaign)]
+    # TRUNCATE waits for no queued trigger events: run the deferred FK checks now.
+    raw("SET CONSTRAINTS ALL IMMEDIATE")
+    with pytest.raises(Error, match="append-only"), transaction.atomic():
+        raw(sql, [before[-2][0]] if "%s" in sql else ())
+    raw("SET CONSTRAINTS ALL DEFERRED")
+    assert [(e.pk, e.hash) for e in entries(campaign)] == before
+    assert audit.verify_chain(campaign) is None
+
+
+@postgresql_only
+def test_the_row_trigger_disabled_still_leaves_truncate_refused(campaign, gm, pc):
+    play_a_little(campaign, gm, pc)
+    raw("SET CONSTRAINTS ALL IMMEDIATE")
+    raw(f"ALTER TABLE journal_auditentry DISABLE TRIGGER {TRIGGER}")
+    try:
+        with pytest.raises(Error, match="TRUNCATE refused"), transaction.atomic():
+            raw("TRUNCATE journal_auditentry")
+    finally:
+        raw(f"ALTER TABLE journal_auditentry ENABLE TRIGGER {TRIGGER}")
+    assert AuditEntry.objects.filter(campaign=campaign).count() == 5
+
+
+@postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_transactional_tests_still_empty_the_tables(campaign, gm, pc):
+    """The flush after this test truncates the log past its triggers (tests/conftest.py);
+    the next test would see this one's entries otherwise."""
+    play_a_little(campaign, gm, pc)
+    assert AuditEntry.objects.count() == 5
+    assert connection.vendor == "postgresql"

@@ -1,0 +1,376 @@
+"""Fights in rounds (R33) through the dashboard's fight section and the players' phones.
+
+The services' arithmetic is tests/play/test_fight_services.py's; here: what the GM clicks and
+sees (the section, its result slot, the cards' turn), refusals as a message in the section and
+a 4xx, and who may do what (the GM, the owner when players roll, the others). Who may use each
+URL at all is tests/test_permissions.py's table.
+"""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from campaign.models import Campaign
+from characters.models import Condition
+from journal.models import AuditEntry
+from play import services
+from tests.helpers import db_state
+from tests.play.test_actions import HTMX, from_dashboard
+
+
+def fight_of(campaign):
+    return Campaign.objects.get(pk=campaign.pk).fight
+
+
+def url(world, name, *args):
+    return reverse(name, args=[world.campaign.pk, *args])
+
+
+def start(world, *characters, surprised=()):
+    return services.fight_start(
+        campaign_id=world.campaign.pk,
+        actor=world.gm,
+        character_ids=[c.pk for c in characters],
+        surprised_ids=[c.pk for c in surprised],
+    )
+
+
+def section(html: str) -> str:
+    """The fight section of a page or of an answer (out of band)."""
+    match = re.search(r'<section class="fight panel[^"]*" id="fight".*?</section>', html, re.S)
+    assert match, "no fight section"
+    return match.group(0)
+
+
+def fighters(html: str) -> list[tuple[str, str, str, bool]]:
+    """(name, actions left, reflexes left, its turn) of each row of the section, in order."""
+    rows = re.findall(r'<li class="fighter[^"]*".*?</li>', section(html), re.S)
+    return [
+        (
+            re.search(r"<strong>(.*?)</strong>", row).group(1),
+            re.search(r'data-testid="actions-left">(\d+)<', row).group(1),
+            re.search(r'data-testid="reflexes-left">(\d+)<', row).group(1),
+            "its-turn" in row.split(">", 1)[0],
+        )
+        for row in rows
+    ]
+
+
+def card_tag(html: str, pk: int) -> str:
+    match = re.search(rf'<article [^>]*id="character-{pk}"[^>]*>', html)
+    assert match, f"no card {pk}"
+    return match.group(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The GM's section on the dashboard
+
+
+def test_without_a_fight_the_section_offers_every_living_character(gm_client, world):
+    world.other_pc.vital = "dead"
+    world.other_pc.save()
+    response = gm_client.get(url(world, "campaign"))
+    assert response.status_code == 200
+    html = section(response.content.decode())
+    assert "Commencer le combat" in html
+    offered = re.findall(r'name="fighters" value="(\d+)"', html)
+    assert sorted(map(int, offered)) == sorted([world.pc.pk, world.npc.pk])  # not the dead
+    # The section sits under the party bar, with its own result slot below it.
+    page = response.content.decode()
+    assert page.index('id="party-bar"') < page.index('id="fight"') < page.index('id="result-fight"')
+    assert page.index('id="result-fight"') < page.index('data-testid="card"')
+
+
+def test_r33_the_gm_starts_a_fight_in_the_order_ticked(gm_client, world):
+    before = AuditEntry.objects.count()
+    body = {"fighters": [world.npc.pk, world.pc.pk], "surprised": [world.pc.pk]}
+    response = gm_client.post(url(world, "fight_start"), body, **from_dashboard(world))
+    assert response.status_code == 200
+    fight = fight_of(world.campaign)
+    assert fight["order"] == [str(world.npc.pk), str(world.pc.pk)]  # no initiative roll
+    assert fight["round"] == 1 and fight["turn"] == 0
+    html = response.content.decode()
+    # The outcome in the fight's slot, and the section redrawn out of band.
+    assert "Début du combat" in html.split('hx-swap-oob="innerHTML:.result-slot"')[0]
+    assert 'id="fight" hx-swap-oob="true"' in html
+    assert "Manche 1" in section(html)
+    assert "Au tour de\u00a0: <strong>Le Vicomte masque</strong>" in section(html)
+    # R25: Isaure, surprised, has one action and no reflex this round.
+    assert fighters(html) == [("Le Vicomte masque", "2", "1", True), ("Isaure", "1", "0", False)]
+    assert "Surpris" in section(html)
+    # Both cards come back: they are in the fight now; the turn is on the Vicomte's.
+    assert "its-turn" in card_tag(html, world.npc.pk)
+    assert "its-turn" not in card_tag(html, world.pc.pk)
+    assert 'data-seat="1.2.0.1.0"' in card_tag(html, world.pc.pk)
+    assert AuditEntry.objects.filter(pk__gt=before, rule_id="R33").exists()
+
+
+def test_r33_next_turn_moves_the_highlight_and_a_new_round_resets_the_budgets(gm_client, world):
+    start(world, world.pc, world.npc)
+    headers = from_dashboard(world)
+    gm_client.post(url(world, "fight_spend", world.pc.pk, "action"), **headers)
+    response = gm_client.post(url(world, "fight_next_turn"), **headers)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert fighters(html) == [("Isaure", "1", "1", False), ("Le Vicomte masque", "2", "1", True)]
+    # Both cards whose seat moved come back, though only the Vicomte's turn is in the log.
+    assert "its-turn" in card_tag(html, world.npc.pk)
+    assert "its-turn" not in card_tag(html, world.pc.pk)
+
+    response = gm_client.post(url(world, "fight_next_turn"), **headers)
+    html = response.content.decode()
+    assert "Manche 2" in section(html)
+    assert fighters(html) == [("Isaure", "2", "1", True), ("Le Vicomte masque", "2", "1", False)]
+
+
+def test_r33_the_budget_follows_the_conditions_r20_r25(gm_client, world):
+    Condition.objects.create(character=world.pc, kind="gene", cause="")  # R22: −1 action
+    Condition.objects.create(character=world.npc, kind="ebranle", cause="")  # R20: no reflex
+    start(world, world.pc, world.npc)
+    html = gm_client.get(url(world, "campaign")).content.decode()
+    assert fighters(html) == [("Isaure", "1", "1", True), ("Le Vicomte masque", "2", "0", False)]
+    assert "Gêné" in section(html) and "Ébranlé" in section(html)
+
+
+def test_r33_the_gm_moves_combatants_up_down_and_out(gm_client, world):
+    start(world, world.pc, world.other_pc, world.npc)
+    headers = from_dashboard(world)
+    response = gm_client.post(url(world, "fight_move", world.npc.pk, "up"), **headers)
+    assert response.status_code == 200
+    assert [f[0] for f in fighters(response.content.decode())] == [
+        "Isaure",
+        "Le Vicomte masque",
+        "Gaspard",
+    ]
+    gm_client.post(url(world, "fight_move", world.pc.pk, "down"), **headers)
+    assert fight_of(world.campaign)["order"] == [
+        str(world.npc.pk),
+        str(world.pc.pk),
+        str(world.other_pc.pk),
+    ]
+    # The turn stays with Isaure (R33: reordering does not pass the turn).
+    assert fight_of(world.campaign)["turn"] == 1
+    response = gm_client.post(url(world, "fight_move", world.other_pc.pk, "out"), **headers)
+    assert [f[0] for f in fighters(response.content.decode())] == ["Le Vicomte masque", "Isaure"]
+    # Gaspard's card is back without a seat.
+    assert 'data-seat=""' in card_tag(response.content.decode(), world.other_pc.pk)
+
+
+def test_r33_the_gm_ends_the_fight(gm_client, world):
+    start(world, world.pc, world.npc, surprised=[world.pc])
+    response = gm_client.post(url(world, "fight_end"), **from_dashboard(world))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert fight_of(world.campaign) is None
+    assert "Fin du combat" in html
+    assert "Commencer le combat" in section(html)
+    assert "its-turn" not in card_tag(html, world.pc.pk)
+    assert not world.pc.conditions.exists()  # R25: the Surpris the start gave ends with it
+
+
+def test_the_section_answers_alone_to_a_live_refetch(gm_client, world):
+    start(world, world.pc, world.npc)
+    response = gm_client.get(url(world, "campaign"), HTTP_HX_REQUEST="true", HTTP_HX_TARGET="fight")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.strip().startswith('<section class="fight panel running" id="fight"')
+    assert "party-bar" not in html
+    # Closing the fight's result asks for the empty slot.
+    response = gm_client.get(
+        url(world, "campaign"), HTTP_HX_REQUEST="true", HTTP_HX_TARGET="result-fight"
+    )
+    assert response.content == b""
+
+
+# ---------------------------------------------------------------------------------------------
+# Refusals: a message in the fight section, a 4xx, nothing written
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "setup", "message"),
+    [
+        ("fight_next_turn", (), False, "Aucun combat en cours."),
+        ("fight_end", (), False, "Aucun combat en cours."),
+        ("fight_spend", ("pc", "action"), False, "Aucun combat en cours."),
+        ("fight_move", ("pc", "up"), False, "Aucun combat en cours."),
+        ("fight_move", ("pc", "up"), True, "Isaure joue déjà en premier."),
+        ("fight_move", ("npc", "down"), True, "Le Vicomte masque joue déjà en dernier."),
+        ("fight_move", ("other_pc", "up"), True, "Gaspard n’est pas dans le combat."),
+        ("fight_start", (), True, "Un combat est déjà en cours"),
+    ],
+)
+def test_a_refused_fight_action_says_why_in_the_section(
+    gm_client, world, name, args, setup, message
+):
+    if setup:
+        start(world, world.pc, world.npc)
+    args = [getattr(world, a).pk if hasattr(world, a) else a for a in args]
+    body = {"fighters": [world.pc.pk]} if name == "fight_start" else {}
+    before = db_state()
+    response = gm_client.post(url(world, name, *args), body, **from_dashboard(world))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert message in html.split("<section")[0]  # in #result-fight, where the GM looks
+    assert 'role="alert"' in html
+    assert 'id="fight" hx-swap-oob="true"' in html  # the section as it stands
+    assert db_state() == before
+
+
+def test_r33_spending_with_none_left_is_refused_with_the_round(gm_client, world):
+    start(world, world.pc, world.npc)
+    spend = url(world, "fight_spend", world.pc.pk, "reflex")
+    assert gm_client.post(spend, **from_dashboard(world)).status_code == 200
+    before = db_state()
+    response = gm_client.post(spend, **from_dashboard(world))
+    assert response.status_code == 400
+    assert "Isaure n&#x27;a plus de réflexe ce round (round 1)." in response.content.decode()
+    assert db_state() == before
+
+
+def test_starting_a_fight_with_nobody_ticked_is_refused(gm_client, world):
+    before = db_state()
+    response = gm_client.post(url(world, "fight_start"), {}, **from_dashboard(world))
+    assert response.status_code == 400
+    assert "Cochez au moins un personnage pour le combat." in response.content.decode()
+    body = {"fighters": [world.pc.pk], "surprised": [world.npc.pk]}
+    response = gm_client.post(url(world, "fight_start"), body, **from_dashboard(world))
+    assert "Seul un personnage du combat peut être surpris." in response.content.decode()
+    assert db_state() == before
+
+
+def test_without_htmx_a_refusal_is_the_whole_dashboard_with_the_message(gm_client, world):
+    response = gm_client.post(url(world, "fight_next_turn"))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "<h1>La Tour de Sel</h1>" in html
+    assert "Aucun combat en cours." in section(html)
+
+
+def test_without_htmx_a_fight_action_goes_back_to_the_dashboard(gm_client, world):
+    response = gm_client.post(url(world, "fight_start"), {"fighters": [world.pc.pk]})
+    assert response.status_code == 302
+    assert response["Location"] == url(world, "campaign")
+    assert fight_of(world.campaign)["order"] == [str(world.pc.pk)]
+
+
+@pytest.mark.parametrize(
+    ("name", "args"), [("fight_move", ("pc", "sideways")), ("fight_spend", ("pc", "flux"))]
+)
+def test_an_unknown_move_or_spend_is_a_404(gm_client, world, name, args):
+    start(world, world.pc)
+    args = [getattr(world, a).pk if hasattr(world, a) else a for a in args]
+    before = db_state()
+    assert gm_client.post(url(world, name, *args)).status_code == 404
+    assert db_state() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# The players' phones
+
+
+def test_r33_the_owner_sees_their_turn_on_their_sheet_and_home(player_client, world):
+    start(world, world.npc, world.pc)
+    world.campaign.refresh_from_db()
+    sheet = player_client.get(url(world, "character", world.pc.pk)).content.decode()
+    assert "Manche 1" in sheet
+    assert "Au tour de\u00a0: <strong>Le Vicomte masque</strong>" in sheet
+    assert "C’est votre tour" not in sheet
+    assert "Isaure\u00a0: rang 2" in sheet
+    services.fight_next_turn(campaign_id=world.campaign.pk, actor=world.gm)
+    for page in (url(world, "character", world.pc.pk), url(world, "campaign")):
+        html = player_client.get(page).content.decode()
+        assert 'data-testid="your-turn">C’est votre tour<' in html
+        assert re.search(r'data-testid="actions-left">2<', html)
+    sheet = player_client.get(url(world, "character", world.pc.pk)).content.decode()
+    assert "its-turn" in card_tag(sheet, world.pc.pk)
+
+
+def test_r33_the_owner_spends_their_own_action_when_players_roll(player_client, world):
+    start(world, world.pc, world.npc)
+    sheet = url(world, "character", world.pc.pk)
+    spend = url(world, "fight_spend", world.pc.pk, "action")
+    assert spend in player_client.get(sheet).content.decode()
+    response = player_client.post(spend, {"next": sheet})
+    assert response.status_code == 302 and response["Location"] == sheet
+    assert fight_of(world.campaign)["actions_left"] == [1, 2]
+    entry = AuditEntry.objects.filter(rule_id="R33").latest("pk")
+    assert entry.actor == world.player
+    # From the phone (htmx), the sheet comes back: htmx keeps its fight strip.
+    response = player_client.post(spend, {"next": sheet}, **HTMX, follow=True)
+    assert 'id="fight-strip"' in response.content.decode()
+    # None left: refused on the sheet, in the strip, with a 400.
+    before = db_state()
+    response = player_client.post(spend, {"next": sheet}, **HTMX)
+    assert response.status_code == 400
+    html = response.content.decode()
+    strip = html[html.index('id="fight-strip"') :]
+    assert "Isaure n&#x27;a plus d&#x27;action ce round (round 1)." in strip
+    assert db_state() == before
+
+
+def test_the_owner_cannot_spend_when_players_do_not_roll(player_client, world):
+    world.campaign.players_roll = False
+    world.campaign.save()
+    start(world, world.pc)
+    spend = url(world, "fight_spend", world.pc.pk, "action")
+    assert spend not in player_client.get(url(world, "character", world.pc.pk)).content.decode()
+    before = db_state()
+    assert player_client.post(spend).status_code == 403
+    assert db_state() == before
+
+
+@pytest.mark.parametrize("character", ["other_pc", "npc"])
+def test_a_player_cannot_spend_for_a_character_not_theirs(player_client, world, character):
+    start(world, world.pc, world.other_pc, world.npc)
+    before = db_state()
+    pk = getattr(world, character).pk
+    assert player_client.post(url(world, "fight_spend", pk, "action")).status_code == 403
+    assert db_state() == before
+
+
+@pytest.mark.parametrize("name", ["fight_start", "fight_next_turn", "fight_end", "fight_move"])
+def test_players_cannot_run_the_fight(player_client, outsider_client, world, name):
+    start(world, world.pc, world.npc)
+    args = {"fight_move": [world.pc.pk, "down"]}.get(name, [])
+    before = db_state()
+    assert player_client.post(url(world, name, *args)).status_code == 403
+    assert outsider_client.post(url(world, name, *args)).status_code == 404
+    assert db_state() == before
+
+
+def test_r33_the_turn_passing_publishes_both_seats_though_the_log_names_none(world):
+    """The turn passes from Isaure to the Vicomte: the log's change is the campaign's fight,
+    naming no character, yet both cards change (the highlight moves), so both are published
+    for the live pages."""
+    from journal import events as live
+
+    start(world, world.pc, world.npc, world.other_pc)
+    seen = []
+    original = live.publish
+    live_publish = lambda campaign_id, ids, log_id: seen.append(list(ids))  # noqa: E731
+    services.publish = live_publish
+    try:
+        result = services.fight_next_turn(campaign_id=world.campaign.pk, actor=world.gm)
+    finally:
+        services.publish = original
+    assert {e.character_id for e in result.entries} == {None}
+    assert seen == [sorted([world.pc.pk, world.npc.pk])]  # Gaspard's seat did not move
+    assert result.character_ids == sorted([world.pc.pk, world.npc.pk])
+
+
+def test_r33_a_players_stream_brings_their_card_when_its_seat_moves(world):
+    """A player's stream reads the log through the visibility rule: the fight's change names
+    no character, and their own characters whose seat moved come with it (live/stream.py)."""
+    from journal import events as live
+    from live import stream
+
+    start(world, world.pc, world.npc)
+    result = services.fight_next_turn(campaign_id=world.campaign.pk, actor=world.gm)
+    event = live.Event(world.campaign.pk, tuple(result.character_ids), result.entries[-1].pk, True)
+    mine = stream.Shown(cards=frozenset({world.pc.pk}))
+    change, _ = stream._visible_change(event, world.player.pk, mine)
+    assert change.campaign and change.cards == (world.pc.pk,)
+    theirs = stream.Shown(cards=frozenset({world.other_pc.pk}))
+    change, _ = stream._visible_change(event, world.other_player.pk, theirs)
+    assert change.campaign and change.characters == () and change.cards == ()
