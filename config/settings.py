@@ -5,6 +5,7 @@ Production sets DEBUG=false, SECRET_KEY, ALLOWED_HOSTS and DATABASE_URL.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -63,6 +64,7 @@ INSTALLED_APPS = [
     "servestatic.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "rules",
     "campaign",
     "characters",
@@ -83,6 +85,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # turns a refused login into the lockout page
     "config.middleware.SyncMiddlewareChain",  # last: see its docstring
 ]
 
@@ -121,6 +124,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = True
 
+# Several app hosts (README, "Several app hosts"). Live updates keep ONE direct LISTEN
+# connection per process: it needs a session of its own, which PgBouncer's transaction mode
+# does not give, so behind PgBouncer point DATABASE_LISTEN_URL at PostgreSQL itself.
+DATABASE_LISTEN_URL = env("DATABASE_LISTEN_URL", "")
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DATABASE_BEHIND_PGBOUNCER", False
+):
+    # A transaction-mode PgBouncer hands each transaction to any server connection: no
+    # server-side cursor (it outlives its transaction) and no prepared statement (psycopg
+    # prepares a query run 5 times on one connection).
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
+# The live fan-out between processes (journal/events.py): a class with publish / ready / stop.
+# Empty: PostgreSQL's NOTIFY on PostgreSQL, in-process on SQLite.
+LIVE_TRANSPORT = env("LIVE_TRANSPORT", "")
+
 # Per-process memory cache: rendered cards, keyed by their character's version.
 CACHES = {
     "default": {
@@ -138,6 +157,22 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
+# django-axes counts failed logins (the site's and the admin's) per username and address: at
+# LOGIN_FAILURE_LIMIT failures that pair is refused, even with the right password, until
+# LOGIN_LOCKOUT_MINUTES have passed since its last failure (a 429 page, French by default).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "campaign.views.locked_out"
+AXES_VERBOSE = False
+# Password-reset mails to one address: at most this many an hour; further requests get the
+# same answer and no mail, so nobody learns whether the address has an account.
+PASSWORD_RESET_MAILS_PER_HOUR = env_int("PASSWORD_RESET_MAILS_PER_HOUR", 3)
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 

@@ -13,9 +13,10 @@ from urllib.parse import urlsplit
 
 from django.urls import Resolver404, get_script_prefix, resolve, reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from journal.models import EntryKind
-from play.actions import CheckForm, ShareHourRestForm
+from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
@@ -57,6 +58,40 @@ def slot_named(element_id: str | None) -> Slot | None:
 
 
 @dataclass(frozen=True)
+class OddsText:
+    """What a rolling action's panel says before its odds, and instead of them when it would
+    roll no test."""
+
+    label: str
+    no_test: str
+
+
+# Every action that may roll a test (play.services.ROLLS) shows its odds, worded here.
+ODDS = {
+    "check": OddsText(gettext_lazy("Chance of success:"), gettext_lazy("— (no test to roll)")),
+    "damage": OddsText(
+        gettext_lazy("If PV fall to 0 or below, chance of passing the Survie test (R10):"),
+        gettext_lazy("— (no Survie test: PV stay above 0, or are not above 0 to start with)"),
+    ),
+    "stabilise": OddsText(
+        gettext_lazy("Chance of stabilising (Médecine, R12):"),
+        gettext_lazy("— (no test to roll)"),
+    ),
+    "wake": OddsText(
+        gettext_lazy("Chance of waking up (Survie, R13):"), gettext_lazy("— (no test to roll)")
+    ),
+    "fall": OddsText(
+        gettext_lazy("Chance of softening the fall (Agilité, R27):"),
+        gettext_lazy("— (no Agilité test: choose it under “Softened by”, if the fall allows)"),
+    ),
+    "fall_ill": OddsText(
+        gettext_lazy("Chance of passing the Constitution test (R28):"),
+        gettext_lazy("— (no test to roll)"),
+    ),
+}
+
+
+@dataclass(frozen=True)
 class ActionPanel:
     """An action's form, in a panel of the dashboard (htmx) or as a page of its own."""
 
@@ -68,6 +103,7 @@ class ActionPanel:
     slot: Slot
     in_panel: bool
     probability_url: str | None = None  # a test: its odds, updated as the form is typed in
+    odds: OddsText | None = None
     shares: list | None = None  # the hour rest's shares: (character, PV field, Flux field)
     focus_form: bool = False  # no field to focus (refused as a whole, or none to fill in)
 
@@ -77,9 +113,12 @@ def action_panel(action, form, campaign, character, *, in_panel: bool) -> Action
         url = reverse("party_action", args=[campaign.pk, action.name])
     else:
         url = reverse("character_action", args=[campaign.pk, character.pk, action.name])
-    probability_url = None
-    if isinstance(form, CheckForm) and character is not None:
-        probability_url = reverse("check_probability", args=[campaign.pk, character.pk])
+    probability_url = odds = None
+    if character is not None and action.name in ODDS:
+        probability_url = reverse(
+            "action_probability", args=[campaign.pk, character.pk, action.name]
+        )
+        odds = ODDS[action.name]
     # A form sent back with errors takes the focus where the first one is: htmx focuses an
     # autofocus element it swaps in, and the browser scrolls it into view if it is not.
     # A form just opened, the same, on its first field to fill in (who sees the roll has a
@@ -102,6 +141,7 @@ def action_panel(action, form, campaign, character, *, in_panel: bool) -> Action
         slot=slot_for(character),
         in_panel=in_panel,
         probability_url=probability_url,
+        odds=odds,
         shares=form.rows() if isinstance(form, ShareHourRestForm) else None,
         focus_form=focus_form,
     )

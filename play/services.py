@@ -156,14 +156,17 @@ def _seats_moved(before: engine.Fight | None, after: engine.Fight | None) -> set
     return {int(key) for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
 
 
-def _locked_rows(campaign: Campaign, character_ids=None) -> dict[str, Character]:
+def _locked_rows(campaign: Campaign, character_ids=None, *, lock=True) -> dict[str, Character]:
     """The campaign's characters (all, or those ids) locked for this transaction, keyed as
-    the engine keys them, with what the engine's state needs loaded."""
-    rows = (
+    the engine keys them, with what the engine's state needs loaded (`lock=False`: read
+    only, for odds)."""
+    rows = Character.objects.all()
+    if lock:
         # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the outer join
         # that select_related("illness") adds.
-        Character.objects.select_for_update(of=("self",))
-        .filter(campaign=campaign)
+        rows = rows.select_for_update(of=("self",))
+    rows = (
+        rows.filter(campaign=campaign)
         .order_by("pk")
         .select_related("illness")
         .prefetch_related("conditions", "sequels")
@@ -181,13 +184,12 @@ def _on_character(
     actor,
     dice=None,
     visibility=None,
-    also: Iterable[int] = (),
 ) -> Result:
     return _run(
         actor=actor,
         action=action,
         operation=operation,
-        character_ids=[character_id, *also],
+        character_ids=[character_id],
         dice=dice,
         visibility=visibility,
     )
@@ -196,6 +198,45 @@ def _on_character(
 def _on_party(campaign_id: int, action: str, operation: Operation, **kwargs) -> Result:
     # Every character: the clock and the rests may concern anyone (timers, sleepers).
     return _run(campaign_id=campaign_id, action=action, operation=operation, **kwargs)
+
+
+@dataclass(frozen=True)
+class _Roll:
+    """An action on a character that may roll a test: its engine operation and the characters
+    it reads. Its service plays it (`_rolled`); `action_odds` weighs the same operation, so the
+    odds shown before the roll are those of the roll that follows."""
+
+    action: str
+    operation: Operation
+    character_ids: list[int]
+
+
+def _rolled(roll: _Roll, *, actor, dice=None, visibility=None) -> Result:
+    return _run(
+        actor=actor,
+        action=roll.action,
+        operation=roll.operation,
+        character_ids=roll.character_ids,
+        dice=dice,
+        visibility=visibility,
+    )
+
+
+def action_odds(*, campaign: Campaign, character_id: int, action: str, **arguments):
+    """The exact odds (`engine.Odds`) of the test that `action` would roll first on the
+    character, with the same arguments as its service (the form's `arguments()`), or None when
+    it would roll none (damage that leaves PV above 0, a fall softened by a spell…).
+
+    A read: nothing is locked or written. The engine's refusal (`RuleError`: a dead
+    character, no coma to stabilise…) goes up as the service would raise it.
+    """
+    roll = ROLLS[action](character_id, **arguments)
+    rows = _locked_rows(campaign, roll.character_ids, lock=False)
+    state = rows_state.campaign_state(campaign, rows.values())
+    ruleset = rows_state.ruleset_for(campaign)
+    return engine.first_test_odds(
+        lambda rng: roll.operation(_Table(campaign, rows, state, ruleset, rng))
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,9 +254,13 @@ def character_damage(
     visibility: str | None = None,
 ) -> Result:
     """Damage minus PA (R3); at 0 PV or less a Survie test (R10), which may roll."""
+    roll = _damage_roll(character_id, amount=amount, ignores_pa=ignores_pa, cause=cause)
+    return _rolled(roll, actor=actor, dice=dice, visibility=visibility)
+
+
+def _damage_roll(character_id: int, *, amount: int, ignores_pa=False, cause="") -> _Roll:
     key = str(character_id)
-    return _on_character(
-        character_id,
+    return _Roll(
         "damage",
         lambda t: engine.take_damage(
             t.state,
@@ -226,9 +271,7 @@ def character_damage(
             cause=cause,
             ruleset=t.ruleset,
         ),
-        actor=actor,
-        dice=dice,
-        visibility=visibility,
+        [character_id],
     )
 
 
@@ -267,9 +310,15 @@ def character_check(
 ) -> Result:
     """A test (R5–R8): D20 + stat + modifiers against the difficulty (the campaign's when
     None); `modifier` is the GM's own."""
+    roll = _check_roll(
+        character_id, stat=stat, skill=skill, difficulty=difficulty, modifier=modifier
+    )
+    return _rolled(roll, actor=actor, dice=dice, visibility=visibility)
+
+
+def _check_roll(character_id: int, *, stat: str, skill=None, difficulty=None, modifier=0) -> _Roll:
     key = str(character_id)
-    return _on_character(
-        character_id,
+    return _Roll(
         "check",
         lambda t: engine.check(
             t.state,
@@ -281,9 +330,7 @@ def character_check(
             modifiers=gm_modifiers(modifier),
             ruleset=t.ruleset,
         ),
-        actor=actor,
-        dice=dice,
-        visibility=visibility,
+        [character_id],
     )
 
 
@@ -324,10 +371,29 @@ def character_fall(
     visibility: str | None = None,
 ) -> Result:
     """A fall (R27); an empty `cause` keeps the engine's own ("chute")."""
+    roll = _fall_roll(
+        character_id,
+        storeys=storeys,
+        in_motion=in_motion,
+        surface=surface,
+        soften=soften,
+        cause=cause,
+    )
+    return _rolled(roll, actor=actor, dice=dice, visibility=visibility)
+
+
+def _fall_roll(
+    character_id: int,
+    *,
+    storeys=0,
+    in_motion=False,
+    surface=engine.Surface.NORMAL,
+    soften=engine.Soften.NONE,
+    cause="",
+) -> _Roll:
     key = str(character_id)
     extra = {"cause": cause} if cause else {}
-    return _on_character(
-        character_id,
+    return _Roll(
         "fall",
         lambda t: engine.fall(
             t.state,
@@ -340,9 +406,7 @@ def character_fall(
             ruleset=t.ruleset,
             **extra,
         ),
-        actor=actor,
-        dice=dice,
-        visibility=visibility,
+        [character_id],
     )
 
 
@@ -355,9 +419,14 @@ def character_fall_ill(
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
 ) -> Result:
+    """Falling ill (R28): a Constitution (VAI) test, then the illness's days."""
+    roll = _fall_ill_roll(character_id, severity=severity, name=name)
+    return _rolled(roll, actor=actor, dice=dice, visibility=visibility)
+
+
+def _fall_ill_roll(character_id: int, *, severity: int, name="") -> _Roll:
     key = str(character_id)
-    return _on_character(
-        character_id,
+    return _Roll(
         "fall_ill",
         lambda t: engine.fall_ill(
             t.state,
@@ -367,9 +436,7 @@ def character_fall_ill(
             rng=t.rng,
             ruleset=t.ruleset,
         ),
-        actor=actor,
-        dice=dice,
-        visibility=visibility,
+        [character_id],
     )
 
 
@@ -403,10 +470,18 @@ def character_stabilise(
 ) -> Result:
     """R12: a healer of the campaign (`healer_id`, locked too) or someone outside it
     (`healer_esp`) tries to stabilise the character."""
+    roll = _stabilise_roll(
+        character_id, healer_id=healer_id, healer_esp=healer_esp, difficulty=difficulty
+    )
+    return _rolled(roll, actor=actor, dice=dice, visibility=visibility)
+
+
+def _stabilise_roll(
+    character_id: int, *, healer_id=None, healer_esp=None, difficulty=None
+) -> _Roll:
     key = str(character_id)
     healer_key = str(healer_id) if healer_id is not None else None
-    return _on_character(
-        character_id,
+    return _Roll(
         "stabilise",
         lambda t: engine.attempt_stabilise(
             t.state,
@@ -417,10 +492,7 @@ def character_stabilise(
             difficulty=difficulty,
             ruleset=t.ruleset,
         ),
-        actor=actor,
-        dice=dice,
-        visibility=visibility,
-        also=[healer_id] if healer_id is not None else [],
+        [character_id, *([healer_id] if healer_id is not None else [])],
     )
 
 
@@ -432,16 +504,19 @@ def character_wake(
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
 ) -> Result:
+    """A waking try by hand (R13); success gives a sequel (R14)."""
+    roll = _wake_roll(character_id, sequel_cause=sequel_cause)
+    return _rolled(roll, actor=actor, dice=dice, visibility=visibility)
+
+
+def _wake_roll(character_id: int, *, sequel_cause="") -> _Roll:
     key = str(character_id)
-    return _on_character(
-        character_id,
+    return _Roll(
         "wake",
         lambda t: engine.attempt_wake(
             t.state, key, rng=t.rng, sequel_cause=sequel_cause, ruleset=t.ruleset
         ),
-        actor=actor,
-        dice=dice,
-        visibility=visibility,
+        [character_id],
     )
 
 
@@ -1307,6 +1382,16 @@ def _change_draft(action, change, rows, people, names=None) -> audit.Draft:
         visibility=Visibility.GM_ONLY if change.field == "gm_notes" else None,
     )
 
+
+# The actions that may roll a test, by name, as `action_odds` weighs them.
+ROLLS = {
+    "check": _check_roll,
+    "damage": _damage_roll,
+    "fall": _fall_roll,
+    "fall_ill": _fall_ill_roll,
+    "stabilise": _stabilise_roll,
+    "wake": _wake_roll,
+}
 
 # Every public service, for the tests that hold them to their contract.
 SERVICES = (

@@ -8,6 +8,11 @@ urlpatterns = [
         campaign_views.campaign_settings,
         name="campaign_settings",
     ),
+    path(
+        "c/<int:campaign_id>/settings/archive.json",
+        campaign_views.campaign_archive,
+        name="campaign_archive",
+    ),
     path("c/<int:campaign_id>/members/leave/", campaign_views.leave, name="leave"),
     path(
         "c/<int:campaign_id>/members/<int:membership_id>/remove/",
@@ -46,6 +51,11 @@ urlpatterns = [
         "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/",
         views.character_action,
         name="character_action",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/probability/",
+        views.action_probability,
+        name="action_probability",
     ),
     path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
     path("c/<int:campaign_id>/fight/start/", fight_views.fight_start, name="fight_start"),

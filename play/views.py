@@ -12,14 +12,12 @@ from campaign import services as campaign_services
 from campaign.models import Campaign, DashboardView
 from campaign.permissions import can_see_full_sheet, get_gm_membership, get_membership
 from characters.models import Character
-from characters.state import character_state, ruleset_for
 from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
 from play import parts, player, selectors, services
 from play.actions import ACTIONS, PARTY_ACTIONS, CheckForm
 from play.cards import CARDS, shown_view
 from play.forms import CharacterForm
-from rules import engine
 from rules.engine import RuleError
 
 
@@ -211,7 +209,8 @@ def character_card(request, campaign_id, character_id):
 @login_required
 @require_GET
 def check_probability(request, campaign_id, character_id):
-    """The chance of success of the test the form describes, before it is rolled (R5–R8)."""
+    """The chance of success of the test the form describes, before it is rolled (R5–R8): the
+    player's sheet asks it of their own character's test."""
     membership = get_membership(request, campaign_id)
     character = get_object_or_404(
         selectors.characters_for_cards(membership.campaign), pk=character_id
@@ -219,25 +218,54 @@ def check_probability(request, campaign_id, character_id):
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
     form = CheckForm(request.GET, campaign=membership.campaign, character=character)
+    return _odds_answer(form, membership.campaign, character, "check")
+
+
+@login_required
+@require_GET
+def action_probability(request, campaign_id, character_id, action):
+    """The chance of success of the test the GM's action would roll first (R5, R10, R12,
+    R13, R27, R28), as its form is typed in."""
+    membership = get_gm_membership(request, campaign_id)
+    spec = ACTIONS.get(action)
+    if spec is None or action not in services.ROLLS:
+        raise Http404
+    character = _character(membership, character_id)
+    form = spec.form(request.GET, campaign=membership.campaign, character=character)
+    return _odds_answer(form, membership.campaign, character, action)
+
+
+def _odds_answer(form, campaign, character, action):
+    """The odds as text ("65 %"), through the action's own service arguments.
+
+    A form being typed in, or an action the rules would refuse, is not an error here: a dash,
+    and what is missing (a 4xx would make htmx and the browser report a failure at every
+    keystroke).
+    """
     # The odds do not depend on who sees the roll or on dice typed in (half-typed, maybe).
-    del form.fields["visibility"]
-    del form.fields["dice"]
+    for name in ("visibility", "dice"):
+        form.fields.pop(name, None)
     if not form.is_valid():
-        # A form being typed in is not an error: a dash, and what is missing (a 4xx here
-        # would make htmx and the browser report a failure at every keystroke).
         name, errors = next(iter(form.errors.items()))
-        hint = _("— (%(field)s: %(error)s)") % {
-            "field": form.fields[name].label if name in form.fields else name,
-            "error": errors[0],
-        }
+        if name in form.fields:
+            hint = _("— (%(field)s: %(error)s)") % {
+                "field": form.fields[name].label,
+                "error": errors[0],
+            }
+        else:
+            hint = _("— (%(error)s)") % {"error": errors[0]}
         return HttpResponse(hint, content_type="text/plain")
-    probability = engine.success_probability(
-        character_state(character, membership.campaign.stats),
-        form.cleaned_data["stat"],
-        ruleset=ruleset_for(membership.campaign),
-        **form.check_arguments(),
-    )
-    return HttpResponse(f"{round(100 * probability)} %", content_type="text/plain")
+    try:
+        odds = services.action_odds(
+            campaign=campaign, character_id=character.pk, action=action, **form.arguments()
+        )
+    except RuleError as error:
+        return HttpResponse(
+            _("— (%(error)s)") % {"error": rule_message(error)}, content_type="text/plain"
+        )
+    if odds is None:
+        return HttpResponse(parts.ODDS[action].no_test, content_type="text/plain")
+    return HttpResponse(f"{odds.percent} %", content_type="text/plain")
 
 
 @login_required

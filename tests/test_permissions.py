@@ -25,6 +25,7 @@ and `answers`; the entries below show each.
 """
 
 import enum
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -138,6 +139,14 @@ def _odds(response, w):
     assert re.fullmatch(r"\d{1,3} %", response.content.decode())
 
 
+def _archive(response, w):
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    assert "attachment" in response["Content-Disposition"]
+    archive = json.loads(b"".join(response.streaming_content))
+    assert archive["format"] == "chroniqueur-campaign-archive"
+    assert archive["campaign"]["id"] == w.campaign.pk
+
+
 def _event_stream(response, w):
     assert response["Content-Type"] == "text/event-stream"
 
@@ -249,8 +258,9 @@ ROUTES = [
         data=lambda w: {"email": w.player.email},
         ok={
             "get": _account("password_reset_form"),
-            # A mail goes out; nothing is stored.
-            "post": Answer(302, location=lambda w: reverse("password_reset_done")),
+            # A mail goes out; the request is counted for its address (a keyed digest, for
+            # the hourly limit: campaign.PasswordResetRequest).
+            "post": Answer(302, location=lambda w: reverse("password_reset_done"), writes=True),
         },
     ),
     Route(
@@ -298,6 +308,13 @@ ROUTES = [
         _c("campaign_settings"),
         GM_ONLY,
         data=lambda w: settings_data(w.campaign, name="Renommée", default_difficulty=12),
+    ),
+    Route(
+        "campaign_archive",
+        ("get",),
+        _c("campaign_archive"),
+        GM_ONLY,  # the whole campaign, GM's notes included
+        ok={"get": Answer(200, check=_archive)},
     ),
     Route("members", ("get",), _c("members"), MEMBERS),
     Route(
@@ -391,6 +408,14 @@ ROUTES = [
         _c("character_action", "pc", "damage"),
         GM_ONLY,
         data=lambda w: {"amount": "3", "visibility": "everyone", "dice": ""},
+    ),
+    Route(
+        "action_probability",
+        ("get",),
+        _c("action_probability", "pc", "fall_ill"),
+        GM_ONLY,
+        query=lambda w: {"severity": "1"},
+        ok={"get": Answer(200, check=_odds)},
     ),
     Route(
         "party_action",

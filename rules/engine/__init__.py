@@ -15,6 +15,10 @@ Dice
 Tests (R5–R9)
     check(campaign, key, stat, *, rng, skill, difficulty, modifiers, ruleset) -> Outcome
     success_probability(character, stat, *, skill, difficulty, modifiers, ruleset) -> Fraction
+    plan_check(character, stat, *, skill, difficulty, modifiers, rule_id, ruleset) -> CheckPlan;
+    roll_odds(plan) -> Fraction (exact, over the D20's faces); first_test_odds(run) -> Odds |
+    None: the odds of the first test an action's own operation `run(rng)` rolls (R10, R12,
+    R13, R27, R28 and R5 alike), found by running it with an OddsProbe as its dice source
     Modifier(label, value, rule_id, label_en), CheckResult; skills SURVIE, MEDECINE, AGILITE,
     CONSTITUTION, VOLONTE
 Health (R1, R3, R10–R16, R26)
@@ -60,7 +64,11 @@ from .checks import (
     MEDECINE,
     SURVIE,
     VOLONTE,
+    OddsProbe,
     check,
+    first_test_odds,
+    plan_check,
+    roll_odds,
     success_probability,
 )
 from .clock import advance_clock, advance_to_morning, next_morning
@@ -116,7 +124,7 @@ from .health import (
 )
 from .outcome import Outcome, replay
 from .rest import clinic_night, hour_rest, night_rest, partial_night, share_hour_rest
-from .results import Change, CheckResult, Line, Modifier
+from .results import Change, CheckPlan, CheckResult, Line, Modifier, Odds
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FIGHT,
@@ -161,6 +169,7 @@ __all__ = [
     "Change",
     "CharacterDead",
     "CharacterState",
+    "CheckPlan",
     "CheckResult",
     "Condition",
     "ConditionKind",
@@ -196,6 +205,8 @@ __all__ = [
     "NotInFight",
     "NotStabilised",
     "NothingLeftToSpend",
+    "Odds",
+    "OddsProbe",
     "Outcome",
     "Refusal",
     "ReplayMismatch",
@@ -227,6 +238,7 @@ __all__ = [
     "fall",
     "fall_height",
     "fall_ill",
+    "first_test_odds",
     "gm_end_coma",
     "gm_revive",
     "heal",
@@ -237,10 +249,12 @@ __all__ = [
     "night_rest",
     "parse_dice",
     "partial_night",
+    "plan_check",
     "remove_condition",
     "replay",
     "restore_flux",
     "roll",
+    "roll_odds",
     "set_order",
     "share_hour_rest",
     "spend",

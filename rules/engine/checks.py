@@ -1,15 +1,20 @@
-"""Tests (R5–R9): D20 + stat + modifiers ≥ difficulty, and their exact odds before rolling."""
+"""Tests (R5–R9): D20 + stat + modifiers ≥ difficulty, and their exact odds before rolling.
+
+Every test is planned (`CheckPlan`: every term but the die), then rolled (`roll_planned`) or
+weighed (`roll_odds`); `first_test_odds` runs an action's own operation to find the plan of
+the test it would roll, so that the odds shown are those of the roll that follows.
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 from .dice import D20, DiceSource
 from .errors import CharacterDead, NotConscious
 from .outcome import Outcome, Transaction
-from .results import CheckResult, Modifier
+from .results import CheckPlan, CheckResult, Modifier, Odds
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, ConditionKind, Ruleset, Vital
 from .text import check_text
 
@@ -43,18 +48,61 @@ def rule_modifiers(character: CharacterState, skill: str | None) -> tuple[Modifi
     return tuple(mods)
 
 
-def _evaluate(
-    natural: int, stat_value: int, bonus: int, difficulty: int, odd_zero: bool, extremes: bool
-) -> tuple[int, int, bool, str | None]:
-    """The one place a die value becomes a verdict, for rolled, typed-in and computed odds."""
-    die_value = 0 if odd_zero and natural % 2 else natural
-    total = die_value + stat_value + bonus
-    success = total >= difficulty
-    extreme = None
-    if extremes and natural in (1, 20):
-        extreme = f"natural_{natural}"
-        success = natural == 20
-    return die_value, total, success, extreme
+def plan_check(
+    character: CharacterState,
+    stat: str,
+    *,
+    skill: str | None,
+    difficulty: int | None,
+    modifiers: Iterable[Modifier] = (),
+    rule_id: str,
+    ruleset: Ruleset,
+) -> CheckPlan:
+    """The test this character would roll now, with the rules' own modifiers (R6–R8)."""
+    return plan_raw_check(
+        key=character.key,
+        skill=skill,
+        stat=stat,
+        stat_value=character.stat(stat, ruleset),
+        modifiers=(*rule_modifiers(character, skill), *modifiers),
+        odd_zero=odd_d20_zero(character),
+        difficulty=difficulty,
+        rule_id=rule_id,
+        ruleset=ruleset,
+    )
+
+
+def plan_raw_check(
+    *,
+    key: str | None,
+    skill: str | None,
+    stat: str,
+    stat_value: int,
+    modifiers: tuple[Modifier, ...],
+    odd_zero: bool,
+    difficulty: int | None,
+    rule_id: str,
+    ruleset: Ruleset,
+) -> CheckPlan:
+    """A test from given numbers (an outside healer's ESP, R12); no difficulty: the campaign's."""
+    target = ruleset.default_difficulty if difficulty is None else difficulty
+    return CheckPlan(
+        key,
+        skill,
+        stat,
+        stat_value,
+        modifiers,
+        odd_zero,
+        target,
+        ruleset.natural_extremes,
+        rule_id,
+    )
+
+
+def roll_odds(plan: CheckPlan) -> Fraction:
+    """Exact chance that the planned test succeeds: the faces of the D20 that pass, over 20,
+    each through the same verdict as a rolled die (R5's extremes, R6's odd faces)."""
+    return Fraction(sum(plan.verdict(natural)[2] for natural in range(1, 21)), 20)
 
 
 def success_probability(
@@ -67,64 +115,84 @@ def success_probability(
     ruleset: Ruleset = DEFAULT_RULESET,
 ) -> Fraction:
     """Exact chance that `check` succeeds, over the 20 faces with every rule applied."""
-    stat_value = character.stat(stat, ruleset)
-    bonus = sum(m.value for m in (*rule_modifiers(character, skill), *modifiers))
-    target = ruleset.default_difficulty if difficulty is None else difficulty
-    odd_zero = odd_d20_zero(character)
-    wins = sum(
-        _evaluate(n, stat_value, bonus, target, odd_zero, ruleset.natural_extremes)[2]
-        for n in range(1, 21)
-    )
-    return Fraction(wins, 20)
-
-
-def roll_raw_check(
-    tx: Transaction,
-    *,
-    key: str | None,
-    skill: str | None,
-    stat: str,
-    stat_value: int,
-    modifiers: tuple[Modifier, ...],
-    odd_zero: bool,
-    difficulty: int | None,
-    rule_id: str,
-) -> CheckResult:
-    """Roll a D20 test from given numbers (used directly for an outside healer's ESP, R12)."""
-    target = tx.ruleset.default_difficulty if difficulty is None else difficulty
-    # A check's die is reported inside its CheckResult, not a second time among the rolls.
-    die = tx.roll(D20, key=key, rule_id=rule_id, purpose="check", record=False)
-    die_value, total, success, extreme = _evaluate(
-        die.total,
-        stat_value,
-        sum(m.value for m in modifiers),
-        target,
-        odd_zero,
-        tx.ruleset.natural_extremes,
-    )
-    result = CheckResult(
-        key,
-        skill,
+    plan = plan_check(
+        character,
         stat,
-        stat_value,
+        skill=skill,
+        difficulty=difficulty,
+        modifiers=modifiers,
+        rule_id="R5",
+        ruleset=ruleset,
+    )
+    return roll_odds(plan)
+
+
+class OddsProbe:
+    """A dice source that weighs an operation instead of playing it (`first_test_odds`): the
+    operation runs as it would, and its first test stops it with that test's plan."""
+
+    typed_in = False
+
+    def draw(self, sides: int) -> int:
+        # Other dice before any test: the odds of what follows would depend on them.
+        raise _DiceBeforeTest
+
+
+class _DiceBeforeTest(Exception):
+    pass
+
+
+class _Planned(Exception):
+    def __init__(self, plan: CheckPlan) -> None:
+        super().__init__(plan.rule_id)
+        self.plan = plan
+
+
+def first_test_odds(run: Callable[[OddsProbe], object]) -> Odds | None:
+    """The odds of the first test that `run(rng)` rolls, where `run` is the very operation
+    an action performs with its dice source `rng`: what the action would roll is what is
+    weighed. None when it rolls no test, or other dice before one. A `RuleError` it raises
+    is the action's own refusal, and goes up as it is.
+    """
+    try:
+        run(OddsProbe())
+    except _Planned as planned:
+        return Odds(planned.plan, roll_odds(planned.plan))
+    except _DiceBeforeTest:
+        return None
+    return None
+
+
+def roll_planned(tx: Transaction, plan: CheckPlan) -> CheckResult:
+    """Roll a planned D20 test, record it and explain it."""
+    if isinstance(tx.rng, OddsProbe):
+        raise _Planned(plan)
+    # A check's die is reported inside its CheckResult, not a second time among the rolls.
+    die = tx.roll(D20, key=plan.key, rule_id=plan.rule_id, purpose="check", record=False)
+    die_value, total, success, extreme = plan.verdict(die.total)
+    result = CheckResult(
+        plan.key,
+        plan.skill,
+        plan.stat,
+        plan.stat_value,
         die.total,
         die_value,
         "R6" if die_value != die.total else None,
-        modifiers,
+        plan.modifiers,
         total,
-        target,
+        plan.difficulty,
         success,
         extreme,
         die,
-        rule_id,
+        plan.rule_id,
         tx.now,
     )
     tx.record_check(result)
     fr, en = check_text(result)
-    tx.say(rule_id, fr, en, key)
+    tx.say(plan.rule_id, fr, en, plan.key)
     if result.die_rule:
         tx.rule("R6")
-    for modifier in modifiers:
+    for modifier in plan.modifiers:
         if modifier.rule_id:
             tx.rule(modifier.rule_id)
     if result.typed_in:
@@ -143,18 +211,16 @@ def roll_check(
     rule_id: str,
 ) -> CheckResult:
     """Roll a test for a character of the state, adding the rules' own modifiers."""
-    character = tx.char(key)
-    return roll_raw_check(
-        tx,
-        key=key,
+    plan = plan_check(
+        tx.char(key),
+        stat,
         skill=skill,
-        stat=stat,
-        stat_value=character.stat(stat, tx.ruleset),
-        modifiers=(*rule_modifiers(character, skill), *modifiers),
-        odd_zero=odd_d20_zero(character),
         difficulty=difficulty,
+        modifiers=modifiers,
         rule_id=rule_id,
+        ruleset=tx.ruleset,
     )
+    return roll_planned(tx, plan)
 
 
 def require_alive(character: CharacterState) -> None:

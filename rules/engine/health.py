@@ -16,7 +16,7 @@ from .availability import (
     require_stabilise,
     require_wake,
 )
-from .checks import MEDECINE, SURVIE, require_conscious, roll_check, roll_raw_check
+from .checks import MEDECINE, SURVIE, plan_raw_check, require_conscious, roll_check, roll_planned
 from .conditions import drop_conditions, effective, put_condition
 from .dice import D6, DiceSource
 from .errors import (
@@ -351,8 +351,7 @@ def attempt_stabilise(
             rule_id="R12",
         )
     else:
-        result = roll_raw_check(
-            tx,
+        plan = plan_raw_check(
             key=None,
             skill=MEDECINE,
             stat="ESP",
@@ -361,7 +360,9 @@ def attempt_stabilise(
             odd_zero=False,
             difficulty=difficulty,
             rule_id="R12",
+            ruleset=tx.ruleset,
         )
+        result = roll_planned(tx, plan)
     if result.success:
         stabilise(tx, key, "R12")
     else:

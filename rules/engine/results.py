@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
 from .dice import Roll
@@ -29,6 +30,51 @@ class Modifier:
     @property
     def en(self) -> str:
         return self.label if self.label_en is None else self.label_en
+
+
+@dataclass(frozen=True, slots=True)
+class CheckPlan:
+    """A test about to be rolled: every term but the die. `checks.roll_planned` rolls it and
+    `checks.roll_odds` weighs it, so the odds shown before a roll are those of that very roll.
+
+    `difficulty` is resolved (the campaign's default already put in); `odd_zero` is R6;
+    `natural_extremes` is the R5 option.
+    """
+
+    key: str | None
+    skill: str | None
+    stat: str
+    stat_value: int
+    modifiers: tuple[Modifier, ...]
+    odd_zero: bool
+    difficulty: int
+    natural_extremes: bool
+    rule_id: str
+
+    def verdict(self, natural: int) -> tuple[int, int, bool, str | None]:
+        """The one place a die face becomes a verdict, for rolled, typed-in and weighed tests:
+        the die's value (R6), the total, success, and the R5 extreme that decided it."""
+        die_value = 0 if self.odd_zero and natural % 2 else natural
+        total = die_value + self.stat_value + sum(m.value for m in self.modifiers)
+        success = total >= self.difficulty
+        extreme = None
+        if self.natural_extremes and natural in (1, 20):
+            extreme = f"natural_{natural}"
+            success = natural == 20
+        return die_value, total, success, extreme
+
+
+@dataclass(frozen=True, slots=True)
+class Odds:
+    """The exact chance that a planned test succeeds, over the 20 faces of its D20."""
+
+    plan: CheckPlan
+    probability: Fraction
+
+    @property
+    def percent(self) -> int:
+        # Multiples of 1/20: always a whole percentage.
+        return int(self.probability * 100)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaign', '0001_initial'),
+        ('campaign', '0002_password_reset_request'),
     ]
 
     operations = [
