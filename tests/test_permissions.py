@@ -356,6 +356,7 @@ ROUTES = [
     # journal/urls.py
     Route("history", ("get",), _c("history"), MEMBERS),
     Route("history_export", ("get",), _c("history_export", "csv"), MEMBERS),
+    Route("history_seal", ("get",), _c("history_seal"), MEMBERS),
     Route("session_start", ("post",), _c("session_start"), GM_ONLY),
     Route("session_recap", ("get",), _c("session_recap", "session"), MEMBERS),
     # play/urls.py
