@@ -374,3 +374,21 @@ def test_r33_a_players_stream_brings_their_card_when_its_seat_moves(world):
     theirs = stream.Shown(cards=frozenset({world.other_pc.pk}))
     change, _ = stream._visible_change(event, world.other_player.pk, theirs)
     assert change.campaign and change.characters == () and change.cards == ()
+
+
+def test_r33_the_fights_last_change_is_undone_from_its_result(gm_client, world):
+    """The Undo in #result-fight reverts the turn: the section and both cards come back."""
+    start(world, world.pc, world.npc)
+    headers = from_dashboard(world)
+    html = gm_client.post(url(world, "fight_next_turn"), **headers).content.decode()
+    undo = re.search(
+        r'<form method="post" action="([^"]+)" hx-post="[^"]+" hx-target="#result-fight"', html
+    )
+    assert undo, "no Undo in the fight's result"
+    response = gm_client.post(undo.group(1), **headers, HTTP_HX_TARGET="result-fight")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert fight_of(world.campaign)["turn"] == 0
+    assert fighters(html)[0][3] and not fighters(html)[1][3]  # Isaure's turn again
+    assert "its-turn" in card_tag(html, world.pc.pk)
+    assert "its-turn" not in card_tag(html, world.npc.pk)
