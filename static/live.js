@@ -10,6 +10,16 @@
 // the highlight and its announcement.
 (function () {
   "use strict";
+  // The GM's dashboard shows its characters as cards or as compact rows: every htmx request
+  // of the page names that view (play/parts.py VIEW_HEADER), and so does the stream's address
+  // (below), so that answers and pushes bring the partials this page shows.
+  var viewElement = document.querySelector("[data-dashboard-view]");
+  var view = viewElement ? viewElement.getAttribute("data-dashboard-view") : "";
+  if (view) {
+    document.body.addEventListener("htmx:configRequest", function (evt) {
+      evt.detail.headers["X-Dashboard-View"] = view;
+    });
+  }
   var root = document.getElementById("live");
   var stream = document.getElementById("live-stream");
   if (!root || !stream || !window.htmx) return;
@@ -27,6 +37,8 @@
   var pending = {}; // character id -> true while its update, started by an event, is on its way
   var coming = {}; // character id -> the timer that refetches it if its announced HTML is late
   var pushing = false; // htmx is swapping the stream's `cards` message
+  var source = null; // the stream's EventSource, once the extension opened it
+  var over = false; // the server ended the stream for good (`end`): no reconnecting, no polling
   var text = root.querySelector("[data-live-text]");
   var announcer = document.getElementById("live-announcer");
 
@@ -147,6 +159,8 @@
     var incoming = fragment.id === target.id ? fragment : fragment.querySelector("#" + target.id);
     if (!pushing) {
       if (incoming && older(incoming, target)) evt.detail.shouldSwap = false;
+      // An action's answer: who sees the quick actions stays as the GM chose it.
+      else keepTyping(target, "select.visibility");
       return;
     }
     window.clearTimeout(coming[id]);
@@ -166,9 +180,9 @@
 
   // What the person was typing in the card survives its refresh: values, focus, caret.
   var typed = {}; // card id -> the fields typed in when its refresh arrived
-  function keepTyping(card) {
+  function keepTyping(card, selector) {
     var fields = [];
-    card.querySelectorAll("input[id], textarea[id], select[id]").forEach(function (field) {
+    card.querySelectorAll(selector || "input[id], textarea[id], select[id]").forEach(function (field) {
       var changed = field.type === "checkbox" || field.type === "radio"
         ? field.checked !== field.defaultChecked : field.value !== field.defaultValue;
       if (changed || field === document.activeElement) fields.push(field);
@@ -272,9 +286,31 @@
     var query = [];
     var cards = shownCards();
     if (cards) query.push("cards=" + cards);
+    if (view) query.push("view=" + encodeURIComponent(view));
     if (lastId) query.push("after=" + encodeURIComponent(lastId));
-    return createEventSource(url + (query.length ? "?" + query.join("&") : ""));
+    source = createEventSource(url + (query.length ? "?" + query.join("&") : ""));
+    source.addEventListener("end", function (evt) { end(JSON.parse(evt.data).reason); });
+    return source;
   };
+
+  // The stream's last message (live/stream.py, `end`): this account holds too many streams
+  // here (`busy`: poll instead), or its session or membership ended: say so, with the way
+  // back, and stop. Closing the EventSource before the server's close reaches it keeps the
+  // browser and the extension from reconnecting.
+  function end(reason) {
+    if (source) source.close();
+    delete root.dataset.connected;
+    if (reason === "busy") {
+      startPolling();
+      setState("busy"); // polling, and why
+      return;
+    }
+    over = true;
+    stopPolling();
+    setState(text.dataset[reason] ? reason : "logout");
+    var link = root.querySelector(reason === "removed" ? "[data-live-home]" : "[data-live-login]");
+    if (link) link.hidden = false;
+  }
 
   stream.addEventListener("htmx:sseOpen", function () {
     failures = 0;
@@ -285,6 +321,7 @@
   // The browser reconnects by itself (with Last-Event-ID), the extension once the browser has
   // given up; the page polls when the server refused the stream or it keeps failing.
   stream.addEventListener("htmx:sseError", function (evt) {
+    if (over) return;
     failures += 1;
     delete root.dataset.connected;
     var closed = evt.detail.source && evt.detail.source.readyState === EventSource.CLOSED;
@@ -321,6 +358,7 @@
 
   // Until the stream opens again (htmx:sseOpen).
   function startPolling() {
+    if (over) return;
     setState("polling");
     if (pollTimer) return;
     poll();
