@@ -475,8 +475,15 @@ def _refuse_taken(model: type[models.Model], ids: list, what: str) -> None:
     ids = [i for i in ids if i is not None]
     if not all(isinstance(i, int) for i in ids):
         raise ArchiveError(f"The archive gives a {what} an id that is not a number.")
-    taken = model.objects.filter(pk__in=ids).order_by("pk").values_list("pk", flat=True)
-    first = next(iter(taken[:1]), None)
+    ids.sort()
+    first = None
+    # In slices: a database takes only so many parameters in one query (SQLite builds from
+    # 999 to 250,000, PostgreSQL's server-side binding 65,535).
+    for start in range(0, len(ids), 1000):
+        taken = model.objects.filter(pk__in=ids[start : start + 1000]).order_by("pk")
+        first = taken.values_list("pk", flat=True).first()
+        if first is not None:
+            break
     if first is not None:
         raise ArchiveError(
             f"A {what} with id {first} already exists here: this archive's ids are taken "
