@@ -2,11 +2,12 @@ from datetime import timedelta
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from campaign import services
 from campaign.models import Campaign, Invitation, validate_stat_list
 
 
@@ -20,6 +21,15 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username", "email")
+
+
+class ThrottledPasswordResetForm(PasswordResetForm):
+    """Django's form, sending nothing past the hourly limit per address: the answer is the
+    same either way, so it tells nobody whether the address has an account."""
+
+    def save(self, *args, **kwargs):
+        if services.password_reset_allow(email=self.cleaned_data["email"]):
+            super().save(*args, **kwargs)
 
 
 class CampaignCreateForm(forms.ModelForm):

@@ -238,3 +238,19 @@ class Invitation(models.Model):
         if self.max_uses is not None and self.uses >= self.max_uses:
             return _("This invitation has already been used.")
         return None
+
+
+class PasswordResetRequest(models.Model):
+    """One password-reset request for an address, kept an hour to throttle the mails sent to it
+    (campaign.services.password_reset_allow). The address is stored as a keyed digest: asking
+    for a reset leaves no address in the database, known or not."""
+
+    address_digest = models.CharField(max_length=64, db_index=True)
+    requested_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = _("password reset request")
+        verbose_name_plural = _("password reset requests")
+
+    def __str__(self):
+        return f"{self.address_digest[:12]}… {self.requested_at:%Y-%m-%d %H:%M}"

@@ -1,9 +1,14 @@
 """Writes for campaigns and memberships. Each runs in one transaction."""
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
-from campaign.models import Campaign, Invitation, Membership, Role
+from campaign.models import Campaign, Invitation, Membership, PasswordResetRequest, Role
 
 
 class CampaignError(Exception):
@@ -35,3 +40,25 @@ def invitation_accept(*, invitation_id: int, user) -> Membership:
 
 # A membership's end changes characters (their owner), so it is a service of play's, logged:
 # play.services.membership_end.
+
+
+def password_reset_allow(*, email: str) -> bool:
+    """Record a password-reset request for `email`; whether a mail may go to it now: at most
+    PASSWORD_RESET_MAILS_PER_HOUR an hour per address, whether it has an account or not."""
+    digest = salted_hmac(
+        "chroniqueur.password-reset", email.strip().lower(), algorithm="sha256"
+    ).hexdigest()
+    now = timezone.now()
+    hour_ago = now - timedelta(hours=1)
+    with transaction.atomic():
+        PasswordResetRequest.objects.filter(requested_at__lte=hour_ago).delete()
+        recent = PasswordResetRequest.objects.filter(address_digest=digest).count()
+        PasswordResetRequest.objects.create(address_digest=digest, requested_at=now)
+    return recent < settings.PASSWORD_RESET_MAILS_PER_HOUR
+
+
+def login_lockout_clear(*, username: str) -> None:
+    """Forget the failed logins of `username` (django-axes' records), from every address."""
+    from axes.utils import reset
+
+    reset(username=username)

@@ -1,8 +1,10 @@
 import io
 
 import segno
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,6 +18,24 @@ from campaign import services
 from campaign.forms import CampaignCreateForm, InvitationForm, SignupForm
 from campaign.models import Invitation, Membership
 from campaign.permissions import get_gm_membership, get_membership
+
+
+def locked_out(request, original_response=None, credentials=None):
+    """django-axes' answer to a login it refuses (settings AXES_LOCKOUT_CALLABLE): too many
+    failures for this username from this address. 429, with the way back."""
+    minutes = max(1, round(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
+    context = {"failure_limit": settings.AXES_FAILURE_LIMIT, "minutes": minutes}
+    return render(request, "registration/locked_out.html", context, status=429)
+
+
+class ResetPasswordConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's view; a password set through the mailed link also lifts the login lockout of
+    that account (the link proves the address; whoever guessed passwords never had it)."""
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        services.login_lockout_clear(username=form.user.get_username())
+        return response
 
 
 @require_http_methods(["GET", "POST"])

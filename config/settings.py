@@ -5,6 +5,7 @@ Production sets DEBUG=false, SECRET_KEY, ALLOWED_HOSTS and DATABASE_URL.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -63,6 +64,7 @@ INSTALLED_APPS = [
     "servestatic.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "rules",
     "campaign",
     "characters",
@@ -83,6 +85,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # turns a refused login into the lockout page
     "config.middleware.SyncMiddlewareChain",  # last: see its docstring
 ]
 
@@ -138,6 +141,22 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
+# django-axes counts failed logins (the site's and the admin's) per username and address: at
+# LOGIN_FAILURE_LIMIT failures that pair is refused, even with the right password, until
+# LOGIN_LOCKOUT_MINUTES have passed since its last failure (a 429 page, French by default).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "campaign.views.locked_out"
+AXES_VERBOSE = False
+# Password-reset mails to one address: at most this many an hour; further requests get the
+# same answer and no mail, so nobody learns whether the address has an account.
+PASSWORD_RESET_MAILS_PER_HOUR = env_int("PASSWORD_RESET_MAILS_PER_HOUR", 3)
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 

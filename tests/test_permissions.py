@@ -249,8 +249,9 @@ ROUTES = [
         data=lambda w: {"email": w.player.email},
         ok={
             "get": _account("password_reset_form"),
-            # A mail goes out; nothing is stored.
-            "post": Answer(302, location=lambda w: reverse("password_reset_done")),
+            # A mail goes out; the request is counted for its address (a keyed digest, for
+            # the hourly limit: campaign.PasswordResetRequest).
+            "post": Answer(302, location=lambda w: reverse("password_reset_done"), writes=True),
         },
     ),
     Route(
