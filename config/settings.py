@@ -124,6 +124,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = True
 
+# Several app hosts (README, "Several app hosts"). Live updates keep ONE direct LISTEN
+# connection per process: it needs a session of its own, which PgBouncer's transaction mode
+# does not give, so behind PgBouncer point DATABASE_LISTEN_URL at PostgreSQL itself.
+DATABASE_LISTEN_URL = env("DATABASE_LISTEN_URL", "")
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DATABASE_BEHIND_PGBOUNCER", False
+):
+    # A transaction-mode PgBouncer hands each transaction to any server connection: no
+    # server-side cursor (it outlives its transaction) and no prepared statement (psycopg
+    # prepares a query run 5 times on one connection).
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
+# The live fan-out between processes (journal/events.py): a class with publish / ready / stop.
+# Empty: PostgreSQL's NOTIFY on PostgreSQL, in-process on SQLite.
+LIVE_TRANSPORT = env("LIVE_TRANSPORT", "")
+
 # Per-process memory cache: rendered cards, keyed by their character's version.
 CACHES = {
     "default": {

@@ -21,6 +21,7 @@ import hmac
 import json
 import re
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -336,15 +337,28 @@ _READ = ("id", *HASHED_FIELDS, "hash", "created_at")
 
 def walk_chain(campaign_id: int, *, start: AuditEntry | None = None) -> ChainWalk:
     """Check every entry of the campaign (or those from `start`, an entry already read, on)
-    in order: its seq follows, it links to the previous hash, its key is known and not older
-    than the previous entry's, and its HMAC matches its content."""
-    ring = keyring()
+    in order: see `walk_rows`."""
     entries = AuditEntry.objects.filter(campaign_id=campaign_id)
-    previous, expected, rank = "", 1, 0
+    previous, expected = "", 1
     if start is not None:
         entries = entries.filter(id__gte=start.pk)
         previous, expected = start.prev_hash, start.seq
     rows = entries.order_by("id").values_list(*_READ).iterator(chunk_size=5000)
+    return walk_rows(rows, previous=previous, expected=expected)
+
+
+def verify_entries(entries: Iterable[AuditEntry]) -> ChainWalk:
+    """`walk_rows` over entries not read from this database: a campaign archive's, in order
+    from its first, checked before anything is written (journal/archive.py)."""
+    return walk_rows(tuple(getattr(entry, name) for name in _READ) for entry in entries)
+
+
+def walk_rows(rows: Iterable[tuple], *, previous: str = "", expected: int = 1) -> ChainWalk:
+    """Check `rows` (`_READ` tuples of one campaign, in order, the first at seq `expected`
+    after the hash `previous`): each seq follows, each entry links to the previous hash, its
+    key is known and not older than the previous entry's, and its HMAC matches its content."""
+    ring = keyring()
+    rank = 0
     count, head = 0, None
     digest, sha256, names = hmac.digest, "sha256", HASHED_FIELDS
     for row in rows:

@@ -13,6 +13,17 @@ Writers call `publish` inside their transaction (play/services.py). Streams
 - On SQLite (one process, the run command and most tests), `publish` hands the event to the
   broadcaster through `transaction.on_commit`.
 
+How events cross from the writing process to every other one is a *transport*, one class with
+three methods (`Transport` below): `publish` an event inside the writing transaction, `ready`
+once this process hears every later one, `stop`. `PostgresNotify` and `InProcess` are here;
+`settings.LIVE_TRANSPORT` names another by its dotted path (e.g. a Redis pub/sub one: publish
+after commit, subscribe on one connection per process, call `broadcaster.publish` per message
+and `broadcaster.resync()` after a reconnection). Nothing else changes for such a swap.
+
+NOTIFY's payload must stay under 8000 bytes: an event is small JSON of ids (campaign, last
+entry, characters); when the characters would not fit (over PAYLOAD_LIMIT) they are left out
+and each process reads them from the log (live/stream.py), so no batch is too big to announce.
+
 Events carry only ids; the stream decides per viewer what they may know (journal.visibility)
 and renders the cards that viewer's page shows, through the viewer's permissions.
 """
@@ -26,8 +37,11 @@ import logging
 import threading
 import weakref
 from dataclasses import dataclass
+from typing import Protocol
 
+from django.conf import settings
 from django.db import connections, transaction
+from django.utils.module_loading import import_string
 
 from journal.models import AuditEntry
 
@@ -36,6 +50,7 @@ logger = logging.getLogger(__name__)
 CHANNEL = "chroniqueur_live"
 LISTEN_READY_TIMEOUT = 5.0  # a stream waits at most this long for the listener to listen
 BACKOFF_MIN, BACKOFF_MAX = 0.1, 5.0
+PAYLOAD_LIMIT = 7000  # bytes; NOTIFY refuses 8000 and more
 KEEPALIVE = 10.0  # idle seconds before the listener checks that its connection still answers
 
 
@@ -60,7 +75,7 @@ class Event:
         if self.campaign_changed:
             data["cc"] = 1
         payload = json.dumps(data, separators=(",", ":"))
-        if len(payload) > 7000:  # NOTIFY's limit is 8000 bytes; streams re-read the ids anyway
+        if len(payload.encode()) > PAYLOAD_LIMIT:  # streams read the ids from the log instead
             payload = json.dumps({**data, "ch": []}, separators=(",", ":"))
         return payload
 
@@ -149,10 +164,6 @@ def _put_all(queues, item) -> None:
 broadcaster = Broadcaster()
 
 
-def _uses_notify(using: str = "default") -> bool:
-    return connections[using].vendor == "postgresql"
-
-
 def _changes_campaign(log_id: int) -> bool:
     """Whether the batch ending at `log_id` has entries of the campaign itself (one read by
     the writer, rather than one per stream and event)."""
@@ -164,12 +175,72 @@ def publish(campaign_id: int, character_ids, log_id: int) -> None:
     """Announce the batch ending at entry `log_id`, written in the current transaction, for
     delivery once it commits. Call it inside the transaction (after commit works too)."""
     event = Event(campaign_id, tuple(character_ids), log_id, _changes_campaign(log_id))
-    if _uses_notify():
+    transport().publish(event)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transports: how an event reaches every process's broadcaster
+
+
+class Transport(Protocol):
+    def publish(self, event: Event) -> None:
+        """Called inside the writing transaction: deliver `event` to the broadcaster of every
+        process once it commits, in commit order, and never if it rolls back."""
+
+    async def ready(self) -> None:
+        """Return once this process receives every event committed from now on (start what
+        that needs on this event loop). After any gap, call `broadcaster.resync()`."""
+
+    async def stop(self) -> None:
+        """Let go of what `ready` started on this event loop (tests; a server just exits)."""
+
+
+class InProcess:
+    """One process (SQLite, the run command, most tests): the broadcaster itself, at commit."""
+
+    def publish(self, event: Event) -> None:
+        transaction.on_commit(lambda: broadcaster.publish(event))
+
+    async def ready(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass
+
+
+class PostgresNotify:
+    """NOTIFY from the writing transaction; one LISTEN connection per process (`Listener`)."""
+
+    def publish(self, event: Event) -> None:
         # Transactional: delivered at commit, dropped on rollback.
         with connections["default"].cursor() as cursor:
             cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, event.to_payload()])
-    else:
-        transaction.on_commit(lambda: broadcaster.publish(event))
+
+    async def ready(self) -> None:
+        await listener().wait_listening()
+
+    async def stop(self) -> None:
+        loop = asyncio.get_running_loop()
+        found = _listeners.pop(loop, None)
+        if found is not None:
+            await found.stop()
+
+
+def transport() -> Transport:
+    """`settings.LIVE_TRANSPORT`'s class, else NOTIFY on PostgreSQL and in-process otherwise
+    (one instance of each per process)."""
+    path = getattr(settings, "LIVE_TRANSPORT", "") or (
+        "journal.events.PostgresNotify"
+        if connections["default"].vendor == "postgresql"
+        else "journal.events.InProcess"
+    )
+    found = _transports.get(path)
+    if found is None:
+        found = _transports[path] = import_string(path)()
+    return found
+
+
+_transports: dict[str, Transport] = {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,22 +248,34 @@ def publish(campaign_id: int, character_ids, log_id: int) -> None:
 
 
 def conninfo(using: str = "default") -> str:
-    """The Django database's connection string, for the listener's own connection."""
+    """The listener's connection string: DATABASE_LISTEN_URL when set (PostgreSQL itself, when
+    the app's connections go through PgBouncer's transaction mode), else the Django
+    database's."""
     from psycopg.conninfo import make_conninfo
 
-    settings = connections[using].settings_dict
+    if getattr(settings, "DATABASE_LISTEN_URL", ""):
+        return make_conninfo(settings.DATABASE_LISTEN_URL, application_name="chroniqueur-live")
+    database = connections[using].settings_dict
     options = {
         k: v
-        for k, v in (settings.get("OPTIONS") or {}).items()
-        if k not in {"pool", "server_side_binding", "isolation_level", "assume_role", "context"}
+        for k, v in (database.get("OPTIONS") or {}).items()
+        if k
+        not in {
+            "pool",
+            "server_side_binding",
+            "isolation_level",
+            "assume_role",
+            "context",
+            "prepare_threshold",
+        }
         and not k.endswith("_factory")
     }
     params = {
-        "dbname": settings.get("NAME") or None,
-        "user": settings.get("USER") or None,
-        "password": settings.get("PASSWORD") or None,
-        "host": settings.get("HOST") or None,
-        "port": str(settings["PORT"]) if settings.get("PORT") else None,
+        "dbname": database.get("NAME") or None,
+        "user": database.get("USER") or None,
+        "password": database.get("PASSWORD") or None,
+        "host": database.get("HOST") or None,
+        "port": str(database["PORT"]) if database.get("PORT") else None,
         "application_name": "chroniqueur-live",
         **options,
     }
@@ -299,8 +382,7 @@ async def subscribe(campaign_id: int) -> asyncio.Queue:
     it misses nothing: every later commit reaches the queue.
     """
     queue = broadcaster.add(campaign_id)
-    if _uses_notify():
-        await listener().wait_listening()
+    await transport().ready()
     return queue
 
 
@@ -309,8 +391,5 @@ def unsubscribe(campaign_id: int, queue: asyncio.Queue) -> None:
 
 
 async def shutdown() -> None:
-    """Stop this loop's listener (tests; a server process just exits)."""
-    loop = asyncio.get_running_loop()
-    found = _listeners.pop(loop, None)
-    if found is not None:
-        await found.stop()
+    """Stop what this loop's transport started (tests; a server process just exits)."""
+    await transport().stop()

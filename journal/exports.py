@@ -18,7 +18,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaign.models import game_day
+from journal.audit import Seal
 from journal.models import AuditEntry, EntryKind, PlaySession
+from journal.seals import seal_sentence, sealed_at
 from journal.texts import field_name, rolled_by
 from journal.texts import game_time as game_time_text
 
@@ -176,25 +178,38 @@ def csv_row(record: dict, lang: str) -> list:
     return [csv_cell(values[key]) for key, *_headers in CSV_COLUMNS]
 
 
-def as_csv(entries: QuerySet[AuditEntry], lang: str) -> Iterator[str]:
+def as_csv(entries: QuerySet[AuditEntry], lang: str, seal: Seal | None = None) -> Iterator[str]:
     """The history as a spreadsheet opens it: in French, ";" and French headers; in English,
-    "," and English headers; UTF-8 with a byte order mark; every text cell neutralised."""
+    "," and English headers; UTF-8 with a byte order mark; every text cell neutralised. The
+    seal of the log, taken before the entries were read, ends it (after an empty row)."""
     index = _lang_index(lang)
     writer = csv.writer(_Line(), delimiter=CSV_SEPARATOR["en" if index else "fr"])
     yield "\ufeff"  # spreadsheets read UTF-8 right with the byte order mark
     yield writer.writerow([headers[index] for _key, *headers in CSV_COLUMNS])
     for record in _records(entries, lang):
         yield writer.writerow(csv_row(record, lang))
+    if seal is not None:
+        yield writer.writerow([])
+        yield writer.writerow([csv_cell(_("Seal")), str(seal), sealed_at(seal)])
 
 
-def as_json(entries: QuerySet[AuditEntry], lang: str) -> Iterator[str]:
-    yield "[\n"
+def as_json(entries: QuerySet[AuditEntry], lang: str, seal: Seal | None = None) -> Iterator[str]:
+    """{"entries": [...], "seal": {"seal": "CHQ1-…", "count": n, "at": "…"}}, the seal last."""
+    yield '{"entries": [\n'
     first = True
     for record in _records(entries, lang):
         text = json.dumps(record, ensure_ascii=False, cls=DjangoJSONEncoder)
         yield text if first else ",\n" + text
         first = False
-    yield "\n]\n"
+    yield "\n]"
+    if seal is not None:
+        sealed = {
+            "seal": str(seal),
+            "count": seal.count,
+            "at": seal.at.isoformat() if seal.at else None,
+        }
+        yield ',\n"seal": ' + json.dumps(sealed, ensure_ascii=False)
+    yield "}\n"
 
 
 def md_escape(text: str) -> str:
@@ -224,7 +239,9 @@ def markdown_line(entry: AuditEntry, lang: str) -> str:
     return "- " + " · ".join(parts) + "\n"
 
 
-def as_markdown(entries: QuerySet[AuditEntry], lang: str, title: str) -> Iterator[str]:
+def as_markdown(
+    entries: QuerySet[AuditEntry], lang: str, title: str, seal: Seal | None = None
+) -> Iterator[str]:
     yield f"# {md_escape(title)}\n"
     day = object()
     for entry in entries.iterator(chunk_size=CHUNK):
@@ -236,6 +253,12 @@ def as_markdown(entries: QuerySet[AuditEntry], lang: str, title: str) -> Iterato
             heading = md_escape(entry_day.capitalize()) if entry_day else _("Outside game time")
             yield f"\n## {heading}\n\n"
         yield markdown_line(entry, lang)
+    if seal is not None:
+        yield "\n---\n\n" + _markdown_seal(seal) + "\n"
+
+
+def _markdown_seal(seal: Seal) -> str:
+    return md_escape(seal_sentence(seal)).replace(str(seal), f"`{seal}`")
 
 
 DOWN = {"borrowed_time", "coma", "dead"}
@@ -247,7 +270,11 @@ def _new_sequels(entry: AuditEntry) -> list[dict]:
 
 
 def recap_markdown(
-    session: PlaySession, entries: Iterable[AuditEntry], lang: str, title: str
+    session: PlaySession,
+    entries: Iterable[AuditEntry],
+    lang: str,
+    title: str,
+    seal: Seal | None = None,
 ) -> str:
     """A session's story in short: who went down, who woke with which sequel, illnesses,
     and the notable rolls (natural 1 and 20, failed Survie tests). Entries oldest first."""
@@ -309,4 +336,6 @@ def recap_markdown(
         *(notable or ["- " + _("None.")]),
         "",
     ]
+    if seal is not None:
+        lines += ["---", "", _markdown_seal(seal), ""]
     return "\n".join(lines)

@@ -9,6 +9,7 @@ urlpatterns = [
         views.history_export,
         name="history_export",
     ),
+    path("c/<int:campaign_id>/history/seal.json", views.history_seal, name="history_seal"),
     path(
         "c/<int:campaign_id>/history/sessions/new/",
         views.session_start,

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -18,7 +18,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaign.permissions import get_gm_membership, get_membership
 from journal import exports, services
+from journal.audit import BadSeal, Seal, check_seal, seal_for
 from journal.models import PlaySession
+from journal.seals import bad_seal_message, check_message, sealed_at
 from journal.selectors import (
     HistoryFilterForm,
     batch_sizes,
@@ -53,6 +55,7 @@ def history(request, campaign_id):
         for entry in page.entries:
             entry.batch_changes = sizes.get(entry.batch, 0)
     query = form.filter_query()
+    context |= _seal_context(campaign.pk, request.GET.get("seal"))
     context |= {
         "page": page,
         "groups": group_entries(campaign.pk, page.entries),
@@ -62,7 +65,56 @@ def history(request, campaign_id):
         "oldest_url": _page_url(campaign.pk, query, after=0),
         "newest_url": _page_url(campaign.pk, query),
     }
-    return render(request, "journal/history.html", context)
+    status = 400 if context["seal_problem"] == "bad" else 200
+    return render(request, "journal/history.html", context, status=status)
+
+
+def _seal_context(campaign_id: int, pasted: str | None) -> dict:
+    """The log's seal as it is now and, when one was pasted, what checking it found."""
+    context = {"seal": seal_for(campaign_id), "pasted_seal": pasted or "", "seal_problem": None}
+    context["seal_at"] = sealed_at(context["seal"])
+    if not pasted:
+        return context
+    try:
+        check = check_seal(campaign_id, Seal.parse(pasted))
+    except BadSeal:
+        return context | {"seal_problem": "bad", "seal_message": bad_seal_message()}
+    return context | {
+        "seal": check.current,
+        "seal_at": sealed_at(check.current),
+        "seal_problem": check.problem,
+        "seal_extends": check.extends,
+        "seal_message": check_message(check),
+    }
+
+
+@login_required
+@require_GET
+def history_seal(request, campaign_id):
+    """The log's seal as JSON, and whether the log still extends `?seal=` (a seal an open
+    dashboard or phone saw before: static/live.js warns when it does not)."""
+    membership = get_membership(request, campaign_id)
+    pasted = request.GET.get("seal", "")
+    current = seal_for(membership.campaign_id)
+    body = {"seal": str(current), "count": current.count, "at": sealed_at(current)}
+    if not pasted:
+        return JsonResponse(body)
+    try:
+        check = check_seal(membership.campaign_id, Seal.parse(pasted))
+    except BadSeal:
+        return JsonResponse({**body, "error": bad_seal_message()}, status=400)
+    current = check.current
+    return JsonResponse(
+        {
+            "seal": str(current),
+            "count": current.count,
+            "at": sealed_at(current),
+            "checked": str(check.seal),
+            "extends": check.extends,
+            "problem": check.problem,
+            "message": check_message(check),
+        }
+    )
 
 
 def _page_url(campaign_id, query, **cursor) -> str | None:
@@ -86,11 +138,13 @@ def history_export(request, campaign_id, fmt):
     entries = filtered_entries(membership, form.cleaned_data).order_by("-id")
     content_type, writer = FORMATS[fmt]
     lang = current_language()
+    # Taken before the entries are read: the export holds at least what the seal seals.
+    seal = seal_for(membership.campaign_id)
     if writer is None:
         title = _("History of %(name)s") % {"name": membership.campaign.name}
-        body = exports.as_markdown(entries, lang, title)
+        body = exports.as_markdown(entries, lang, title, seal=seal)
     else:
-        body = writer(entries, lang)
+        body = writer(entries, lang, seal=seal)
     response = StreamingHttpResponse(body, content_type=content_type)
     filename = f"chroniqueur-{campaign_id}-history.{fmt}"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
@@ -102,9 +156,10 @@ def history_export(request, campaign_id, fmt):
 def session_recap(request, campaign_id, session_id):
     membership = get_membership(request, campaign_id)
     session = get_object_or_404(PlaySession, pk=session_id, campaign_id=campaign_id)
+    seal = seal_for(membership.campaign_id)
     entries = session_entries(membership, session).iterator(chunk_size=exports.CHUNK)
     title = _("%(name)s: session recap") % {"name": membership.campaign.name}
-    text = exports.recap_markdown(session, entries, current_language(), title)
+    text = exports.recap_markdown(session, entries, current_language(), title, seal=seal)
     response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="recap-{session.pk}.md"'
     return response

@@ -10,6 +10,8 @@ streams and exports. Nothing else filters entries by viewer.
     no number); NOTHING: none.
 """
 
+from typing import NamedTuple
+
 from django.db.models import Q, QuerySet
 
 from campaign.models import Membership, PartyVisibility, Visibility
@@ -28,6 +30,45 @@ def visible_entries(membership: Membership) -> QuerySet[AuditEntry]:
     if not sees_every_entry(membership):
         entries = entries.filter(player_filter(membership))
     return entries.order_by("-id")
+
+
+class EntryFacts(NamedTuple):
+    """What `sees_entry` reads of an entry: its columns, and its character's owner."""
+
+    id: int
+    batch: object
+    visibility: str
+    character_id: int | None
+    owner_id: int | None
+    kind: str
+    field: str
+
+
+def entry_facts(entries: QuerySet[AuditEntry]) -> list[EntryFacts]:
+    """`entries` as the facts `sees_entry` needs, in one query."""
+    rows = entries.values_list(
+        "id", "batch", "visibility", "character_id", "character__owner_id", "kind", "field"
+    )
+    return [EntryFacts(*row) for row in rows]
+
+
+def sees_entry(membership: Membership, entry: EntryFacts) -> bool:
+    """The rule of `visible_entries` for one entry already read, in Python: a live stream
+    reads a batch once for every viewer of the campaign, then decides for each. It must agree
+    with `player_filter` (tests/journal/test_visibility.py holds them side by side)."""
+    if sees_every_entry(membership):
+        return True
+    if entry.visibility != Visibility.EVERYONE:
+        return False
+    party = membership.campaign.party_visibility
+    if party == PartyVisibility.BARS:
+        return True
+    own = entry.character_id is None or (
+        entry.owner_id is not None and entry.owner_id == membership.user_id
+    )
+    if party == PartyVisibility.STATE:
+        return own or (entry.kind == "change" and entry.field in STATE_FIELDS)
+    return own
 
 
 def player_filter(membership: Membership) -> Q:

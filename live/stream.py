@@ -75,7 +75,7 @@ from campaign.permissions import can_see_full_sheet, get_membership
 from characters.models import Character
 from journal import events as live
 from journal.models import AuditEntry
-from journal.visibility import sees_every_entry, visible_entries
+from journal.visibility import entry_facts, sees_entry, sees_every_entry, visible_entries
 from play.cards import CSRF_PLACEHOLDER, card_html, csrf_input
 from play.selectors import characters_for_cards
 
@@ -240,48 +240,86 @@ def missed_changes(membership: Membership, after: int) -> tuple[list[Change], in
     return changes, head
 
 
-def _visible_change(event: live.Event, user_id: int, shown: Shown):
-    """The batch ending at `event.log_id` as this user may see it now, and their membership:
-    the characters they may know changed, and the cards of those that the page shows and they
-    may see in full. None if they are no longer a member (their stream ends)."""
-    membership = (
-        Membership.objects.select_related("campaign")
-        .filter(campaign_id=event.campaign_id, user_id=user_id)
-        .first()
-    )
-    if membership is None:
-        return None
-    if sees_every_entry(membership) and event.character_ids:
-        # The event names every character of its batch, and whether the campaign changed:
-        # nothing more to read. (The GM's card permission does not look at the owner.)
-        owners = dict.fromkeys(event.character_ids)
-        of_campaign = event.campaign_changed
-    else:
-        batch = AuditEntry.objects.filter(pk=event.log_id, campaign_id=event.campaign_id)
-        owners = dict(
-            visible_entries(membership)
-            .filter(batch__in=batch.values("batch"))
-            .values_list("character_id", "character__owner_id")
+@dataclass(frozen=True)
+class Seen:
+    """What one member is told of one event: read once per event for the campaign's viewers."""
+
+    membership: Membership
+    owners: dict  # the characters they may know changed -> their owner's id (None for a GM)
+    campaign: bool  # whether they may know the campaign itself changed
+
+
+def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen | None]:
+    """The event as each of `user_ids` may see it now (None: no longer a member, their stream
+    ends), in at most two queries however many viewers: their memberships, re-read at the
+    event, and, when someone needs it, the batch's entries, judged for each viewer in Python by
+    the same rule as the pages (journal.visibility.sees_entry)."""
+    members = {
+        m.user_id: m
+        for m in Membership.objects.select_related("campaign").filter(
+            campaign_id=event.campaign_id, user_id__in=user_ids
         )
+    }
+
+    def told_by_event(membership) -> bool:
+        # The event names every character of its batch, and whether the campaign changed: a
+        # GM needs nothing more (the GM's card permission does not look at the owner).
+        return sees_every_entry(membership) and bool(event.character_ids)
+
+    entries = []
+    if not all(told_by_event(m) for m in members.values()):
+        batch = AuditEntry.objects.filter(pk=event.log_id, campaign_id=event.campaign_id)
+        entries = entry_facts(
+            AuditEntry.objects.filter(
+                campaign_id=event.campaign_id, batch__in=batch.values("batch")
+            ).order_by()
+        )
+    owners_of_event: dict[int, int | None] = {}
+
+    def event_owners() -> dict[int, int | None]:
+        """The owners of the event's characters, read once if some viewer needs them."""
+        if not owners_of_event:
+            owners_of_event.update(
+                Character.objects.filter(pk__in=event.character_ids).values_list("pk", "owner_id")
+            )
+        return owners_of_event
+
+    views: dict[int, Seen | None] = dict.fromkeys(user_ids)
+    for user_id, membership in members.items():
+        if told_by_event(membership):
+            views[user_id] = Seen(
+                membership, dict.fromkeys(event.character_ids), event.campaign_changed
+            )
+            continue
+        seen = [e for e in entries if sees_entry(membership, e)]
+        owners = {e.character_id: e.owner_id for e in seen if e.character_id is not None}
         # Entries of the campaign itself have no character: the viewer may see one of them.
-        of_campaign = None in owners
-        owners.pop(None, None)
+        of_campaign = any(e.character_id is None for e in seen)
         if of_campaign and event.character_ids:
             # A fight's turn moves seats that no entry names (play/services.py,
             # _seats_moved): the viewer's own characters among the event's are theirs.
-            owners.update(
-                Character.objects.filter(pk__in=event.character_ids, owner_id=user_id).values_list(
-                    "pk", "owner_id"
-                )
-            )
+            owners.update((pk, o) for pk, o in event_owners().items() if o == user_id)
+        views[user_id] = Seen(membership, owners, of_campaign)
+    return views
+
+
+def _change(event: live.Event, seen: Seen, shown: Shown) -> Change:
+    """The change as this viewer's stream announces it: with the cards of those characters
+    that the page shows and the viewer may see in full."""
     # can_see_full_sheet needs only the owner: an unsaved row carries it.
     cards = (
         pk
-        for pk, owner_id in owners.items()
-        if pk in shown.cards and can_see_full_sheet(membership, Character(owner_id=owner_id))
+        for pk, owner_id in seen.owners.items()
+        if pk in shown.cards and can_see_full_sheet(seen.membership, Character(owner_id=owner_id))
     )
-    change = Change(event.log_id, tuple(sorted(owners)), tuple(sorted(cards)), of_campaign)
-    return change, membership
+    return Change(event.log_id, tuple(sorted(seen.owners)), tuple(sorted(cards)), seen.campaign)
+
+
+def _visible_change(event: live.Event, user_id: int, shown: Shown):
+    """The batch ending at `event.log_id` as this user may see it now, and their membership;
+    None if they are no longer a member. (One viewer's `_event_views`, for tests.)"""
+    seen = _event_views(event, frozenset({user_id}))[user_id]
+    return None if seen is None else (_change(event, seen, shown), seen.membership)
 
 
 def _cards_message(membership: Membership, change: Change, shown: Shown) -> CardsMessage:
@@ -319,9 +357,32 @@ async def _once(key, function, *args):
     return await asyncio.shield(future)
 
 
+# Who streams each campaign in this process: user id -> open streams. An event's one read
+# covers them all.
+_viewers: dict[int, dict[int, int]] = {}
+
+
+def _watch(campaign_id: int, user_id: int, step: int) -> None:
+    viewers = _viewers.setdefault(campaign_id, {})
+    viewers[user_id] = viewers.get(user_id, 0) + step
+    if viewers[user_id] <= 0:
+        del viewers[user_id]
+        if not viewers:
+            del _viewers[campaign_id]
+
+
 async def visible_change(event: live.Event, user_id: int, shown: Shown):
-    key = (event.campaign_id, event.log_id, user_id, shown)
-    return await _once(key, _visible_change, event, user_id, shown)
+    """This viewer's change and membership (None: no longer a member). The event is read once
+    per process for every viewer of its campaign, whatever the number of their streams."""
+    viewers = frozenset(_viewers.get(event.campaign_id, ())) | {user_id}
+    views = await _once((event.campaign_id, event.log_id), _event_views, event, viewers)
+    if user_id not in views:  # a stream opened after the read began: its own read
+        key = (event.campaign_id, event.log_id, user_id)
+        views = await _once(key, _event_views, event, frozenset({user_id}))
+    seen = views[user_id]
+    if seen is None:
+        return None
+    return _change(event, seen, shown), seen.membership
 
 
 async def cards_message(event: live.Event, user_id: int, shown: Shown, change, membership):
@@ -366,6 +427,7 @@ async def change_stream(
     release_request_thread()
     campaign_id, user_id = membership.campaign_id, membership.user_id
     queue = await live.subscribe(campaign_id)
+    _watch(campaign_id, user_id, 1)
     try:
         if after is None:
             changes, position = [], await read(log_head, campaign_id)
@@ -401,6 +463,7 @@ async def change_stream(
                 message = await cards_message(item, user_id, shown, change, member)
                 yield message.sse(token_input)
     finally:
+        _watch(campaign_id, user_id, -1)
         live.unsubscribe(campaign_id, queue)
 
 

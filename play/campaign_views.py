@@ -5,16 +5,18 @@ services, so the log says what changed; the pages themselves are the campaign ap
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaign.forms import CampaignSettingsForm, InvitationForm
 from campaign.models import Membership
 from campaign.permissions import get_gm_membership, get_membership
 from campaign.services import CampaignError
 from campaign.views import _members_page
+from journal.archive import archive_chunks
 from play import services
 
 
@@ -44,6 +46,20 @@ def campaign_settings(request, campaign_id):
         {"campaign": campaign, "membership": membership, "form": form},
         status=status,
     )
+
+
+@login_required
+@require_GET
+def campaign_archive(request, campaign_id):
+    """The whole campaign as one JSON file (journal/archive.py), the GM's own copy: the same
+    file as `manage.py campaign_export`, which `campaign_import` rebuilds elsewhere."""
+    membership = get_gm_membership(request, campaign_id)
+    response = StreamingHttpResponse(
+        archive_chunks(membership.campaign_id), content_type="application/json; charset=utf-8"
+    )
+    filename = f"chroniqueur-campaign-{membership.campaign_id}.json"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 @login_required

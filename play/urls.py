@@ -8,6 +8,11 @@ urlpatterns = [
         campaign_views.campaign_settings,
         name="campaign_settings",
     ),
+    path(
+        "c/<int:campaign_id>/settings/archive.json",
+        campaign_views.campaign_archive,
+        name="campaign_archive",
+    ),
     path("c/<int:campaign_id>/members/leave/", campaign_views.leave, name="leave"),
     path(
         "c/<int:campaign_id>/members/<int:membership_id>/remove/",

@@ -215,6 +215,7 @@
 
   function receive(id, data) {
     if (id) lastId = String(id);
+    document.dispatchEvent(new CustomEvent("live:change")); // the seal watch, below
     changed(data);
     followCampaign(data); // issue 16, see below
   }
@@ -319,4 +320,68 @@
   } else {
     startPolling();
   }
+})();
+
+// The log's seal (journal/seals.py, issue 12): every open page remembers, per campaign, the
+// last seal of the log it saw (localStorage) and asks the server, on load, after each change
+// and when it comes back to the screen, whether today's log still extends it. If not (the end
+// of the log was deleted, or history rewritten), a banner says so until the person accepts
+// the log as it is now; the old seal stays shown, to be noted as proof.
+(function () {
+  "use strict";
+  var root = document.getElementById("live");
+  var banner = document.getElementById("seal-warning");
+  if (!root || !banner || !root.dataset.seal || !window.fetch) return;
+  var key = "chroniqueur.seal." + root.dataset.campaign;
+  var CHECK_AFTER_CHANGE_MS = 600;
+  var timer = null;
+  var latest = null;
+
+  function seen() {
+    try { return window.localStorage.getItem(key) || ""; } catch (e) { return ""; }
+  }
+  function remember(seal) {
+    try { window.localStorage.setItem(key, seal); } catch (e) { /* private mode: no memory */ }
+  }
+
+  function check() {
+    timer = null;
+    var old = seen();
+    var url = root.dataset.seal + (old ? "?seal=" + encodeURIComponent(old) : "");
+    fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) {
+        return response.ok || response.status === 400 ? response.json() : null;
+      })
+      .then(function (body) {
+        if (!body || !body.seal) return;
+        latest = body.seal;
+        // Nothing kept yet, or what was kept is not a seal: start from today's.
+        if (body.error || body.extends !== false) {
+          remember(body.seal);
+          return;
+        }
+        warn(old, body.message);
+      })
+      .catch(function () { /* offline: the next change or visit checks again */ });
+  }
+
+  function warn(old, message) {
+    banner.querySelector("[data-seal-message]").textContent = message || "";
+    banner.querySelector("[data-seal-seen]").textContent = old;
+    banner.hidden = false;
+  }
+
+  banner.querySelector("[data-seal-accept]").addEventListener("click", function () {
+    if (latest) remember(latest);
+    banner.hidden = true;
+  });
+
+  function soon() {
+    if (!timer) timer = window.setTimeout(check, CHECK_AFTER_CHANGE_MS);
+  }
+  document.addEventListener("live:change", soon);
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") soon();
+  });
+  check();
 })();

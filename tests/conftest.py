@@ -14,6 +14,24 @@ from campaign import services
 from campaign.models import Invitation, Membership, Role
 from characters.models import Character, Kind
 
+FRESH = "fresh"  # a second, empty database: where tests/journal/test_archive.py imports
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """Declare the FRESH database beside the default one, on the same server. Only tests that
+    ask for it (`django_db(databases=[…, FRESH])`) have it created."""
+    from copy import deepcopy
+
+    from django.conf import settings
+    from django.db import connections
+
+    fresh = deepcopy(connections.settings["default"])
+    if fresh["ENGINE"] != "django.db.backends.sqlite3":  # SQLite: in memory, named by alias
+        fresh["TEST"]["NAME"] = f"test_{fresh['NAME']}_{FRESH}"
+    connections.settings[FRESH] = fresh
+    settings.DATABASES[FRESH] = fresh
+
 
 @pytest.fixture(autouse=True)
 def _empty_cache():

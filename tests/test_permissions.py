@@ -25,6 +25,7 @@ and `answers`; the entries below show each.
 """
 
 import enum
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -136,6 +137,14 @@ def _svg(response, w):
 
 def _odds(response, w):
     assert re.fullmatch(r"\d{1,3} %", response.content.decode())
+
+
+def _archive(response, w):
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    assert "attachment" in response["Content-Disposition"]
+    archive = json.loads(b"".join(response.streaming_content))
+    assert archive["format"] == "chroniqueur-campaign-archive"
+    assert archive["campaign"]["id"] == w.campaign.pk
 
 
 def _event_stream(response, w):
@@ -300,6 +309,13 @@ ROUTES = [
         GM_ONLY,
         data=lambda w: settings_data(w.campaign, name="Renommée", default_difficulty=12),
     ),
+    Route(
+        "campaign_archive",
+        ("get",),
+        _c("campaign_archive"),
+        GM_ONLY,  # the whole campaign, GM's notes included
+        ok={"get": Answer(200, check=_archive)},
+    ),
     Route("members", ("get",), _c("members"), MEMBERS),
     Route(
         "leave",
@@ -340,6 +356,7 @@ ROUTES = [
     # journal/urls.py
     Route("history", ("get",), _c("history"), MEMBERS),
     Route("history_export", ("get",), _c("history_export", "csv"), MEMBERS),
+    Route("history_seal", ("get",), _c("history_seal"), MEMBERS),
     Route("session_start", ("post",), _c("session_start"), GM_ONLY),
     Route("session_recap", ("get",), _c("session_recap", "session"), MEMBERS),
     # play/urls.py

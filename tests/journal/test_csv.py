@@ -163,6 +163,6 @@ def test_the_english_csv_uses_commas_and_english_headers(gm_client, world):
 def test_the_json_export_gives_the_game_day_and_hour(gm_client, world):
     run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
     response = gm_client.get(reverse("history_export", args=[world.campaign.pk, "json"]))
-    (record,) = json.loads(b"".join(response.streaming_content))
+    (record,) = json.loads(b"".join(response.streaming_content))["entries"]
     assert record["game_day"] == 1 and record["game_hour"] == "08:00"
     assert "game_time" not in record

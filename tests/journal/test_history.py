@@ -295,11 +295,12 @@ def test_exports_stream_the_filtered_history_in_three_formats(gm_client, ten_tho
     assert response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
     body = _body(response).lstrip("\ufeff")
-    rows = list(csv.DictReader(io.StringIO(body), delimiter=";"))  # French by default
+    *rows, seal = csv.DictReader(io.StringIO(body), delimiter=";")  # French by default
+    assert seal["N°"] == "Sceau"  # the log's seal ends every export (journal/seals.py)
     assert [int(r["N°"]) for r in rows] == expected
     assert {r["Personnage"] for r in rows} == {world.pc.name}
 
-    records = json.loads(_body(gm_client.get(url("json"), query)))
+    records = json.loads(_body(gm_client.get(url("json"), query)))["entries"]
     assert [r["id"] for r in records] == expected
     assert records[-1]["field"] == "pv" and records[-1]["kind"] == "change"
 
@@ -313,7 +314,8 @@ def test_a_roll_in_the_exports_says_who_rolled_and_how(gm_client, world):
     data = {"stat": "ADR", "difficulty": "10"}
     (roll,) = run(world.campaign, world.gm, "check", data, character=world.pc, typed=[7]).entries
     url = reverse("history_export", args=[world.campaign.pk, "json"])
-    (record,) = [r for r in json.loads(_body(gm_client.get(url))) if r["id"] == roll.pk]
+    records = json.loads(_body(gm_client.get(url)))["entries"]
+    (record,) = [r for r in records if r["id"] == roll.pk]
     assert record["rolled_by"] == "typed_in" and record["actor"] == world.gm.username
     assert record["roll"]["natural"] == 7 and record["roll"]["difficulty"] == 10
 

@@ -700,6 +700,39 @@ def test_an_open_stream_holds_no_thread(world, gm_client):
     play(scenario)
 
 
+def test_an_event_is_read_once_for_every_viewer_of_its_campaign(world, monkeypatch):
+    """Per event, the process reads the campaign's viewers and the batch once (two queries),
+    not once per viewer: the work grows with that campaign's viewers only in Python."""
+    calls = []
+    read_once = stream._event_views
+
+    def counted(event, user_ids):
+        with CaptureQueriesContext(connection) as queries:
+            views = read_once(event, user_ids)
+        calls.append((set(user_ids), len(queries)))
+        return views
+
+    monkeypatch.setattr(stream, "_event_views", counted)
+    campaign, gm = world.campaign, world.gm
+    memberships = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
+
+    async def scenario():
+        people = (world.gm, world.player, world.other_player, world.player)  # two tabs
+        readers = [(user, await open_stream(memberships[user.pk])) for user in people]
+        result = await adamage(campaign, gm, world.pc)
+        log_id = result.entries[-1].pk
+        for user, reader in readers:
+            if user == world.other_player:
+                await reader.silence()  # STATE: another's PV is not theirs to know
+            else:
+                assert (await reader.event())["id"] == log_id
+            await reader.close()
+
+    play(scenario)
+    viewers = {world.gm.pk, world.player.pk, world.other_player.pk}
+    assert calls == [(viewers, 2)]  # the memberships, then the batch's entries
+
+
 def test_a_gms_view_of_an_event_is_its_own_ids_and_a_truncated_one_is_read(world):
     """A GM sees every entry: the event's ids are what they may know, read from the log only
     when the notification had to leave them out (over NOTIFY's size limit)."""
