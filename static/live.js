@@ -236,6 +236,27 @@
     var log = document.getElementById("roll-log");
     if (log && !(parseInt(log.dataset.logId || "0", 10) >= data.log_id)) refetchPart("roll-log");
   }
+  // The fight's seats (R33) move without a new version of any character, and a change read
+  // from the log (polling, catching up) does not say whose seat moved: once the fight's part
+  // is redrawn, every card whose data-seat differs from the seat the part gives it refetches.
+  function checkSeats(part) {
+    var seats = {};
+    part.querySelectorAll("[data-fighter-seat]").forEach(function (el) {
+      seats[el.getAttribute("data-character")] = el.getAttribute("data-fighter-seat");
+    });
+    document.querySelectorAll("[id^='character-'][data-seat]").forEach(function (card) {
+      var id = cardId(card);
+      if (!id || pending[id] || coming[id]) return;
+      if (card.getAttribute("data-seat") !== (seats[id] || "")) refresh(id);
+    });
+  }
+  document.body.addEventListener("htmx:load", function (evt) {
+    var el = evt.detail.elt;
+    if (el && (el.id === "fight" || el.id === "fight-strip")) {
+      window.setTimeout(function () { checkSeats(el); }, 0);
+    }
+  });
+
   function refetchPart(id) {
     if (!document.getElementById(id)) return;
     htmx.ajax("GET", window.location.pathname + window.location.search, {
