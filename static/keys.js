@@ -118,7 +118,7 @@
   document.body.addEventListener("htmx:afterSettle", function () {
     if (!followTurn) return;
     followTurn = false;
-    var card = document.querySelector(SLOT + " .card.its-turn");
+    var card = document.querySelector(SLOT + " .its-turn, " + SLOT + " .current-turn");
     if (card) focusSlot(card.closest(SLOT));
   });
 

@@ -23,12 +23,14 @@ from playwright.sync_api import expect
 
 from campaign.models import Campaign
 from tests.e2e import test_gm_session as session
+from tests.e2e import test_live as live_e2e
 from tests.e2e.pages import log_in
 from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 debug = session.debug  # the same fixture: DEBUG on (as `make run`) and off (production)
+two_processes = live_e2e.two_processes  # two uvicorn processes on one PostgreSQL, the demo
 
 GM_VIEWPORT = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -304,3 +306,71 @@ def test_r33_a_gm_runs_a_fight_and_the_player_follows_their_turn(
     table.phone_settled()
     assert table.step >= 12
     assert phone.evaluate("window.__htmx_errors") == []
+
+
+def test_r33_the_turn_reaches_a_phone_on_another_process_through_the_stream(
+    browser, two_processes, console_errors, artifacts
+):
+    """The real stream (uvicorn, PostgreSQL's NOTIFY): the GM passes the turn on one process;
+    the player's phone on the other gets its card (pushed: its seat moved, though no entry
+    names it) and its fight strip."""
+    import psycopg
+
+    world = two_processes
+    gm_url, player_url = world.urls
+    cid, mine = world.campaign_id, world.character_id
+    with psycopg.connect(world.db.replace("postgres://", "postgresql://", 1)) as conn:
+        (other,) = conn.execute(
+            "SELECT id FROM characters_character WHERE campaign_id = %s AND id <> %s "
+            "AND vital <> 'dead' ORDER BY id LIMIT 1",
+            [cid, mine],
+        ).fetchone()
+    phone_context = browser.new_context(
+        viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True, locale="fr-FR"
+    )
+    phone_context.add_init_script(HTMX_ERRORS)
+    phone = console_errors(phone_context.new_page())
+    log_in(phone, player_url, "alice", "demo")
+    phone.goto(f"{player_url}/c/{cid}/characters/{mine}/")
+    phone.evaluate(f"{NO_RELOAD} = 'still here'")
+    expect(phone.locator("#live")).to_have_attribute("data-connected", "stream")
+    gm_context = browser.new_context(viewport=GM_VIEWPORT, locale="fr-FR")
+    gm_context.add_init_script(HTMX_ERRORS)
+    page = console_errors(gm_context.new_page())
+    log_in(page, gm_url, "mj", "demo")
+    page.goto(f"{gm_url}/c/{cid}/")
+    section = page.locator("#fight")
+    section.locator("summary").click()
+    for pk in (mine, other):
+        section.locator(f"input[name=fighters][value='{pk}']").check()
+    section.get_by_role("button", name="Commencer le combat").click()
+    rows = section.locator("[data-testid=fighter]")
+    expect(rows).to_have_count(2)
+    order = [rows.nth(i).get_attribute("data-character") for i in range(2)]
+    strip, card = phone.locator("#fight-strip"), phone.locator(f"#character-{mine}")
+    expect(strip).to_contain_text("Manche 1")
+
+    def turn_is_mine(yes: bool):
+        if yes:
+            expect(strip.get_by_test_id("your-turn")).to_have_text("C’est votre tour")
+            expect(card).to_have_class(re.compile(r"\bits-turn\b"))
+        else:
+            expect(strip.get_by_test_id("your-turn")).to_have_count(0)
+            expect(card).not_to_have_class(re.compile(r"\bits-turn\b"))
+
+    turn_is_mine(order[0] == str(mine))
+    for round_, place in ((1, 1), (2, 0), (2, 1)):
+        section.get_by_role("button", name="Tour suivant").click()
+        expect(section.get_by_test_id("fight-round")).to_have_text(f"Manche {round_}")
+        expect(strip.get_by_test_id("fight-round")).to_have_text(f"Manche {round_}")
+        turn_is_mine(order[place] == str(mine))
+    phone.screenshot(path=artifacts / "fight-live-phone.png", full_page=True)
+    section.get_by_role("button", name="Fin du combat").click()
+    expect(strip).to_be_hidden()
+    expect(card).not_to_have_class(re.compile(r"\bits-turn\b"))
+    assert phone.evaluate(NO_RELOAD) == "still here"
+    assert phone.evaluate("window.__htmx_errors") == []
+    assert page.evaluate("window.__htmx_errors") == []
+    assert console_errors.errors == []
+    gm_context.close()
+    phone_context.close()

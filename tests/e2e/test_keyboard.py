@@ -202,3 +202,39 @@ def test_escape_gives_the_focus_back_to_the_link_that_opened_the_panel(
     expect(panel).to_be_empty()
     expect(table.card(other_pc).get_by_role("link", name="Chute", exact=True)).to_be_focused()
     table.check("Escape after Enter on a link")
+
+
+def test_the_compact_view_answers_the_same_keys(
+    session_page, live_server, console_errors, campaign, gm, pc, other_pc, artifacts
+):
+    from campaign.models import Membership
+
+    Membership.objects.filter(campaign=campaign, user=gm).update(dashboard_view="compact")
+    page = session_page
+    page.reload()
+    page.evaluate(f"{NO_RELOAD} = 'still here'")
+    table = Table(page, console_errors, campaign, [pc, other_pc], live_server)
+    keys = page.keyboard
+    page.locator(".skip-link").focus()
+    keys.press("Enter")
+    expect(slot(page, other_pc)).to_be_focused()
+    keys.press("j")
+    expect(slot(page, pc)).to_be_focused()
+    keys.press("d")
+    expect(table.card(pc).locator("input[name=amount]")).to_be_focused()
+    keys.type("3")
+    keys.press("Enter")
+    expect(table.result(pc)).to_contain_text("PV 11 → 10")
+    expect(table.card(pc).locator("[data-testid=pv]")).to_have_text("10/14")
+    table.in_view(table.result(pc), "compact: d")
+    keys.press("r")
+    probability = table.panel(pc).locator("[data-testid=probability]")
+    expect(probability).to_have_text(re.compile(r"^\d+ %$"))
+    table.in_view(probability, "compact: r")
+    keys.press("Escape")
+    expect(table.panel(pc)).to_be_empty()
+    expect(slot(page, pc)).to_be_focused()
+    assert page.evaluate("window.__htmx_errors") == []
+    assert console_errors.errors == []
+    assert page.evaluate(NO_RELOAD) == "still here"
+    page.screenshot(path=artifacts / "keyboard-compact.png", caret="initial")

@@ -30,3 +30,17 @@ def test_the_dashboard_carries_what_the_keyboard_needs(gm_client, world):
 def test_a_players_page_has_no_gm_shortcuts(player_client, world):
     content = player_client.get(reverse("campaign", args=[world.campaign.pk])).content.decode()
     assert "keys.js" not in content and "skip-link" not in content
+
+
+def test_the_compact_rows_are_selected_the_same_way(gm_client, world):
+    from campaign.models import Membership
+
+    Membership.objects.filter(campaign=world.campaign, user=world.gm).update(
+        dashboard_view="compact"
+    )
+    content = gm_client.get(reverse("campaign", args=[world.campaign.pk])).content.decode()
+    assert 'data-testid="row"' in content
+    for character in (world.pc, world.other_pc, world.npc):
+        assert f'<div class="row-slot" tabindex="0" data-character-id="{character.pk}"' in content
+    for action in ("damage", "heal", "spend_flux", "check", "add_condition"):
+        assert f'data-action="{action}"' in content
