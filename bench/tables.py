@@ -71,7 +71,7 @@ from bench.lib.server import (  # noqa: E402
 )
 
 STEPS = tuple(int(s) for s in os.environ.get("BENCH_TABLES_STEPS", "").split(",") if s) or (
-    10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 140, 160,
+    2, 5, 10, 15, 20, 30, 40, 50, 60, 70, 80, 100, 120,
 )  # fmt: skip
 PLAYERS = 5
 ACTION_EVERY = 4.0  # seconds between a GM's actions, on average (uniform ±25 %)
@@ -501,7 +501,17 @@ async def run(port, procs, dbname, bench_url) -> int:
                 f"{', '.join(sorted(set(bench.no_batch)))}"
             )
         last = steps[-1] if steps else None
-        per_core = max((s["rate"] for s in steps if held(s)), default=0.0) / (os.cpu_count() or 1)
+        held_steps = [s for s in steps if held(s)]
+        per_core = max((s["rate"] for s in held_steps), default=0.0) / (os.cpu_count() or 1)
+        basis = (held_steps or steps)[-1:]
+        for figures in basis:
+            cost = figures["app_cpu"] + figures["db_cpu"]
+            print(
+                f"\nCPU bound: {cost:.1f} ms of server and database CPU per action at "
+                f"{figures['campaigns']} tables, so at most {1000 * ACTION_EVERY / cost:.0f} "
+                f"tables per idle core at one action every {ACTION_EVERY:.0f} s (an upper bound: "
+                "no latency target, no client; it depends little on other load)"
+            )
         print(
             f"\nheadline: {best} tables held ({best * (1 + PLAYERS)} streams; "
             f"both p95 < {TARGET_MS} ms, no error), "
