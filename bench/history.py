@@ -15,15 +15,22 @@ the machine at any moment weighs on both alike. Pages are fetched as the GM (no 
 filter) and as a player (the `visible_entries` filter, party_visibility STATE): the first
 page, a page in the middle (`?before=<id>`) and the last page (`?after=0`, the oldest). The
 export rate is a CSV export of the big campaign's latest ~30 % (a date-range filter) read to
-the end, in entries per second. `verify_log` runs over a third campaign of VERIFY (1,000,000
-on PostgreSQL) entries whose keyed chain IS valid: written here with the app's own hash
-function and key (COPY), then proven by the command as an operator runs it; its rate must stay
-above 50,000 entries/s. The last line is the headline: the worst 1,000,000-entry page median
-over the same page's 1,000-entry median (target <= 1.5x).
+the end, in entries per second.
+
+The campaign archive (journal/archive.py) is measured on a third campaign of ARCHIVE
+(100,000) entries whose chain IS valid (signed with this process's audit log key, as `append`
+would): `campaign_export`'s writer to a file, then `campaign_import`'s reading, verifying
+(before writing and as stored) and writing into a second, empty test database, each in
+entries per second. `verify_log` runs over a fourth campaign of VERIFY (1,000,000 on
+PostgreSQL) entries whose keyed chain is valid too (written with the app's own hash function
+and key, COPY), proven by the command as an operator runs it; its rate must stay above
+50,000 entries/s. The last line is the headline: the worst 1,000,000-entry page median over
+the same page's 1,000-entry median (target <= 1.5x).
 """
 
 from __future__ import annotations
 
+import copy
 import gc
 import hmac
 import io
@@ -31,6 +38,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -41,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "25"))
+ARCHIVE = int(os.environ.get("BENCH_ARCHIVE", "100000"))
 # BENCH_ONLY=verify runs the verify_log figure alone.
 ONLY = os.environ.get("BENCH_ONLY", "")
 
@@ -51,13 +60,14 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.db import connection, connections, router  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from campaign.models import Membership, PartyVisibility, Role  # noqa: E402
 from campaign.services import campaign_create  # noqa: E402
 from characters.models import Character  # noqa: E402
+from journal import archive, audit  # noqa: E402
 from journal.audit import HASHED_FIELDS, keyring, payload  # noqa: E402
 from journal.models import AuditEntry, PlaySession  # noqa: E402
 
@@ -371,6 +381,102 @@ def export_rate(client: Client, campaign, n: int) -> tuple[float, int]:
     return (lines - 1) / elapsed, lines - 1
 
 
+def chained(campaign, characters, actors, n: int) -> float:
+    """`n` entries with a valid chain (seq, prev_hash, HMAC with the current key), written in
+    bulk; returns the seconds taken."""
+    started = time.perf_counter()
+    ring = audit.keyring()
+    key = ring.key(ring.current)
+    previous, batch = "", []
+    for i in range(n):
+        values = dict(zip(COLUMNS, row(campaign, characters, actors, i), strict=True))
+        values.pop("hash")
+        for name in ("before", "after", "roll"):
+            if values[name] is not None:
+                values[name] = json.loads(values[name])
+        values.update(seq=i + 1, key_id=ring.current, prev_hash=previous, steps=[])
+        entry = AuditEntry(**values)
+        entry.hash = previous = audit.entry_hash(entry, key)
+        batch.append(entry)
+        if len(batch) == 5000:
+            AuditEntry.objects.bulk_create(batch)
+            batch = []
+    AuditEntry.objects.bulk_create(batch)
+    return time.perf_counter() - started
+
+
+class _ToFresh:
+    """Every query to the second test database (the instance the archive moves to)."""
+
+    def db_for_read(self, model, **hints):
+        return "fresh"
+
+    db_for_write = db_for_read
+
+    def allow_relation(self, *args, **hints):
+        return True
+
+
+def archive_rates(gm, player, n: int) -> None:
+    """Export a campaign of `n` chained entries to a file, import it into an empty database."""
+    campaign = campaign_create(user=gm, name=f"Archive {n}")
+    Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
+    characters = [
+        Character.objects.create(
+            campaign=campaign,
+            name=name,
+            owner=owner,
+            stats={},
+            pv=10,
+            pv_max=14,
+            flux=5,
+            flux_max=10,
+        )
+        for name, owner in (("Aveline", player), ("Bastien", None), ("Corentin", None))
+    ]
+    seconds = chained(campaign, characters, [gm, player, None], n)
+    print(f"{n:>9,} chained entries written in {seconds:6.1f} s")
+    assert audit.verify_chain(campaign) is None
+    path = Path(tempfile.mkdtemp()) / "archive.json"
+    gc.collect()
+    start, cpu = time.perf_counter(), time.process_time()
+    with path.open("w", encoding="utf-8") as out:
+        for chunk in archive.archive_chunks(campaign.pk):
+            out.write(chunk)
+    exported, cpu = time.perf_counter() - start, time.process_time() - cpu
+    size = path.stat().st_size / 1e6
+    print(
+        f"archive export ({n:,} entries, {size:,.0f} MB): {exported:5.1f} s, "
+        f"{n / exported:,.0f} entries/s (this process's CPU {cpu:.1f} s)"
+    )
+    fresh = copy.deepcopy(connections.settings["default"])
+    fresh["TEST"]["NAME"] = None if connection.vendor == "sqlite" else f"{fresh['NAME']}_fresh"
+    connections.settings["fresh"] = fresh
+    target = connections["fresh"]
+    old_name = target.creation.create_test_db(verbosity=0)
+    routers = router.routers
+    try:
+        router.routers = [_ToFresh()]
+        gc.collect()
+        start, cpu = time.perf_counter(), time.process_time()
+        with path.open("rb") as stream:
+            data = archive.load(stream)
+        loaded = time.perf_counter() - start
+        imported = archive.campaign_import(data=data)
+        total, cpu = time.perf_counter() - start, time.process_time() - cpu
+        assert AuditEntry.objects.filter(campaign=imported).count() == n
+        print(
+            f"archive import ({n:,} entries, read, verified before and after writing, "
+            f"written): {total:5.1f} s, {n / total:,.0f} entries/s (JSON read {loaded:.1f} s; "
+            f"this process's CPU {cpu:.1f} s)"
+        )
+    finally:
+        router.routers = routers
+        target.creation.destroy_test_db(old_name, verbosity=0)
+        path.unlink()
+        path.parent.rmdir()
+
+
 def main() -> None:
     old_name = connection.creation.create_test_db(verbosity=0)
     try:
@@ -413,6 +519,7 @@ def run() -> None:
                 )
     rate, exported = export_rate(clients["gm"], campaigns[BIG], BIG)
     print(f"CSV export (GM, date range): {exported:,} entries at {rate:,.0f} entries/s")
+    archive_rates(gm, player, ARCHIVE)
     verify_rate(gm, player)
     buffer = io.StringIO()
     worst = (0.0, "")

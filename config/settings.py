@@ -118,11 +118,19 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
-    "DATABASE_POOL", False
+    "DATABASE_POOL", True
 ):
-    # Under ASGI a pool beats persistent connections, which are per thread.
+    # Under ASGI every request runs its synchronous part on a thread of its own, each with its
+    # own connection: without a pool, a burst of requests (every phone reconnecting its live
+    # stream after a restart) opens as many connections as requests and exhausts PostgreSQL's.
+    # The pool caps this process's connections; a request past the cap waits for one (up to
+    # DATABASE_POOL_TIMEOUT seconds). The live stream's LISTEN connection is apart from it.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
+        "max_size": env_int("DATABASE_POOL_MAX_SIZE", 10),
+        "timeout": env_int("DATABASE_POOL_TIMEOUT", 10),
+    }
 
 # Several app hosts (README, "Several app hosts"). Live updates keep ONE direct LISTEN
 # connection per process: it needs a session of its own, which PgBouncer's transaction mode

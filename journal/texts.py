@@ -126,7 +126,7 @@ def _value(value: Any, lang: int) -> str:
         days = ("j", "d")[lang]
         return f"{severity} ({value.days_left} {days})"
     if isinstance(value, engine.Fight):
-        return ("round %s", "round %s")[lang] % value.round
+        return ("manche %s", "round %s")[lang] % value.round
     if hasattr(value, "stat") and hasattr(value, "cause"):
         return f"−1 {value.stat}"
     if isinstance(value, tuple):
@@ -157,12 +157,14 @@ def value_text(value: Any, field: str = "", people=None, names=None) -> tuple[st
 
 
 def fight_summary(fight, names: dict[str, str]) -> tuple[str, str]:
-    """ "round 2, tour de Gaspard (Isaure 2 actions, 0 réflexe ; Gaspard 1 action, 1 réflexe)"."""
+    """ "manche 2, au tour de : Gaspard (Isaure 2 actions, 0 réflexe ; Gaspard 1 action,
+    1 réflexe)". A round is a "manche" at a French table; "au tour de : X" never has to elide
+    before a name that starts with an article ("Le Vicomte")."""
     label = {key: names.get(key) or f"#{key}" for key in fight.order}
     who = label[fight.current]
     left = [(label[key], _counts(*fight.left(key))) for key in fight.order]
     return (
-        f"round {fight.round}, tour {de(who)} ("
+        f"manche {fight.round}, au tour de : {who} ("
         + " ; ".join(f"{name} {fr}" for name, (fr, _) in left)
         + ")",
         f"round {fight.round}, {who}’s turn ("
@@ -177,7 +179,7 @@ def field_name(field: str) -> tuple[str, str]:
 
 def change_text(change, people=None, names=None) -> tuple[str, str]:
     """ "R10 · PV : 3 → −2"; "ADR 2 → 3" for the statistics that changed; a creation lists
-    the new sheet; a fight's move says what moved ("R33 · Round 2 : tour d’Isaure").
+    the new sheet; a fight's move says what moved ("R33 · Manche 2, au tour de : Isaure").
     `people` names the user ids an owner change holds, `names` the character keys a fight
     holds."""
     people = people or {}
@@ -225,23 +227,23 @@ def _fight_text(before, after, names: dict[str, str]) -> tuple[str, str]:
     if after is None:
         if before is None:
             return "aucun combat", "no fight"
-        return f"Fin du combat (round {before.round})", f"The fight ends (round {before.round})"
+        return f"Fin du combat (manche {before.round})", f"The fight ends (round {before.round})"
     who = name(after.current)
-    turn = f"tour {de(who)}", f"{who}’s turn"
+    turn = f"au tour de : {who}", f"{who}’s turn"
     order = ", ".join(name(key) for key in after.order)
     if before is None:
         return (
-            f"Début du combat : {order} ; round {after.round}, {turn[0]}",
+            f"Début du combat : {order} ; manche {after.round}, {turn[0]}",
             f"The fight begins: {order}; round {after.round}, {turn[1]}",
         )
     if after.round != before.round:
         return (
-            f"Fin du round {before.round} ; round {after.round}, {turn[0]}",
+            f"Fin de la manche {before.round} ; manche {after.round}, {turn[0]}",
             f"End of round {before.round}; round {after.round}, {turn[1]}",
         )
     if after.order != before.order:
         return (
-            f"Ordre du combat : {order} ; round {after.round}, {turn[0]}",
+            f"Ordre du combat : {order} ; manche {after.round}, {turn[0]}",
             f"Fight order: {order}; round {after.round}, {turn[1]}",
         )
     spent = [
@@ -251,12 +253,12 @@ def _fight_text(before, after, names: dict[str, str]) -> tuple[str, str]:
     ]
     if spent:
         return (
-            f"Round {after.round} · "
+            f"Manche {after.round} · "
             + " ; ".join(f"{label} : {was[0]} → {now[0]}" for label, was, now in spent),
             f"Round {after.round} · "
             + "; ".join(f"{label}: {was[1]} → {now[1]}" for label, was, now in spent),
         )
-    return f"Round {after.round}, {turn[0]}", f"Round {after.round}, {turn[1]}"
+    return f"Manche {after.round}, {turn[0]}", f"Round {after.round}, {turn[1]}"
 
 
 def _prefixed(rule_id: str, text: str) -> str:

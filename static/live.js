@@ -10,6 +10,16 @@
 // the highlight and its announcement.
 (function () {
   "use strict";
+  // The GM's dashboard shows its characters as cards or as compact rows: every htmx request
+  // of the page names that view (play/parts.py VIEW_HEADER), and so does the stream's address
+  // (below), so that answers and pushes bring the partials this page shows.
+  var viewElement = document.querySelector("[data-dashboard-view]");
+  var view = viewElement ? viewElement.getAttribute("data-dashboard-view") : "";
+  if (view) {
+    document.body.addEventListener("htmx:configRequest", function (evt) {
+      evt.detail.headers["X-Dashboard-View"] = view;
+    });
+  }
   var root = document.getElementById("live");
   var stream = document.getElementById("live-stream");
   if (!root || !stream || !window.htmx) return;
@@ -147,6 +157,8 @@
     var incoming = fragment.id === target.id ? fragment : fragment.querySelector("#" + target.id);
     if (!pushing) {
       if (incoming && older(incoming, target)) evt.detail.shouldSwap = false;
+      // An action's answer: who sees the quick actions stays as the GM chose it.
+      else keepTyping(target, "select.visibility");
       return;
     }
     window.clearTimeout(coming[id]);
@@ -166,9 +178,9 @@
 
   // What the person was typing in the card survives its refresh: values, focus, caret.
   var typed = {}; // card id -> the fields typed in when its refresh arrived
-  function keepTyping(card) {
+  function keepTyping(card, selector) {
     var fields = [];
-    card.querySelectorAll("input[id], textarea[id], select[id]").forEach(function (field) {
+    card.querySelectorAll(selector || "input[id], textarea[id], select[id]").forEach(function (field) {
       var changed = field.type === "checkbox" || field.type === "radio"
         ? field.checked !== field.defaultChecked : field.value !== field.defaultValue;
       if (changed || field === document.activeElement) fields.push(field);
@@ -236,6 +248,27 @@
     var log = document.getElementById("roll-log");
     if (log && !(parseInt(log.dataset.logId || "0", 10) >= data.log_id)) refetchPart("roll-log");
   }
+  // The fight's seats (R33) move without a new version of any character, and a change read
+  // from the log (polling, catching up) does not say whose seat moved: once the fight's part
+  // is redrawn, every card whose data-seat differs from the seat the part gives it refetches.
+  function checkSeats(part) {
+    var seats = {};
+    part.querySelectorAll("[data-fighter-seat]").forEach(function (el) {
+      seats[el.getAttribute("data-character")] = el.getAttribute("data-fighter-seat");
+    });
+    document.querySelectorAll("[id^='character-'][data-seat]").forEach(function (card) {
+      var id = cardId(card);
+      if (!id || pending[id] || coming[id]) return;
+      if (card.getAttribute("data-seat") !== (seats[id] || "")) refresh(id);
+    });
+  }
+  document.body.addEventListener("htmx:load", function (evt) {
+    var el = evt.detail.elt;
+    if (el && (el.id === "fight" || el.id === "fight-strip")) {
+      window.setTimeout(function () { checkSeats(el); }, 0);
+    }
+  });
+
   function refetchPart(id) {
     if (!document.getElementById(id)) return;
     htmx.ajax("GET", window.location.pathname + window.location.search, {
@@ -251,6 +284,7 @@
     var query = [];
     var cards = shownCards();
     if (cards) query.push("cards=" + cards);
+    if (view) query.push("view=" + encodeURIComponent(view));
     if (lastId) query.push("after=" + encodeURIComponent(lastId));
     return createEventSource(url + (query.length ? "?" + query.join("&") : ""));
   };

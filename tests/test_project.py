@@ -3,6 +3,7 @@
 The health check's answer, to anyone, is tests/test_permissions.py's.
 """
 
+import json
 import os
 import re
 import secrets
@@ -159,3 +160,35 @@ def test_pages_load_htmx_without_the_debug_helper_that_swallows_4xx_answers(
     content = anon_client.get(reverse("home")).content.decode()
     assert "django_htmx/htmx-2.min.js" in content
     assert "django-htmx.js" not in content
+
+
+def _database_settings(**extra) -> dict:
+    script = (
+        "import json; from django.conf import settings as s; d = s.DATABASES['default'];"
+        "print(json.dumps({'pool': d.get('OPTIONS', {}).get('pool'),"
+        " 'age': d['CONN_MAX_AGE']}))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
+    result = _manage("shell", "--no-imports", "-c", script, env={**env, **extra})
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_postgresql_gets_a_connection_pool_by_default():
+    url = "postgres://someone@db.example:5432/chroniqueur"
+    assert _database_settings(DATABASE_URL=url) == {
+        "pool": {"min_size": 2, "max_size": 10, "timeout": 10},
+        "age": 0,
+    }
+    sized = _database_settings(
+        DATABASE_URL=url,
+        DATABASE_POOL_MIN_SIZE="1",
+        DATABASE_POOL_MAX_SIZE="30",
+        DATABASE_POOL_TIMEOUT="5",
+        CONN_MAX_AGE="60",  # ignored with the pool
+    )
+    assert sized == {"pool": {"min_size": 1, "max_size": 30, "timeout": 5}, "age": 0}
+    # Turned off, persistent connections come back; SQLite has no pool.
+    off = _database_settings(DATABASE_URL=url, DATABASE_POOL="false", CONN_MAX_AGE="60")
+    assert off == {"pool": None, "age": 60}
+    assert _database_settings()["pool"] is None

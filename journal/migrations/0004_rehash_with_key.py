@@ -67,13 +67,16 @@ def rehash(apps, schema_editor):
     AuditEntry = apps.get_model("journal", "AuditEntry")
     connection = schema_editor.connection
     postgresql = connection.vendor == "postgresql"
-    campaigns = AuditEntry.objects.values_list("campaign_id", flat=True).distinct()
+    # The database being migrated, which is not always the default one (a second test
+    # database, bench/history.py's import target).
+    entries = AuditEntry.objects.using(connection.alias)
+    campaigns = entries.values_list("campaign_id", flat=True).distinct()
     with connection.cursor() as cursor:
         if postgresql:
             cursor.execute(f"ALTER TABLE journal_auditentry DISABLE TRIGGER {TRIGGER}")
         for campaign_id in sorted(set(campaigns)):
             rows = (
-                AuditEntry.objects.filter(campaign_id=campaign_id)
+                entries.filter(campaign_id=campaign_id)
                 .order_by("id")
                 .values_list("id", *OLD_FIELDS, "hash")
             )

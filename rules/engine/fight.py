@@ -38,25 +38,18 @@ from .text import VITAL_TEXT
 ACTION = "action"
 REFLEX = "reflex"
 
-# what -> (Fight field, "une action", "an action", "restante", "d'action", "action")
+# what -> (Fight field, "une action", "an action", "restante", "d’action", "action")
 _SPEND = {
-    ACTION: ("actions_left", "une action", "an action", "restante", "d'action", "action"),
+    ACTION: ("actions_left", "une action", "an action", "restante", "d’action", "action"),
     REFLEX: ("reflexes_left", "un réflexe", "a reflex", "restant", "de réflexe", "reflex"),
 }
-_VOWELS = frozenset("aeiouyàâäéèêëîïôöùûüœæ")
 
 
 def _say(tx: Transaction, rule_id: str, fr: str, en: str, key: str | None = None) -> None:
-    # Fight lines name the character inside the sentence ("Tour de Brann"), so they skip
-    # `Transaction.say`'s "Brann — " prefix yet stay tied to the character.
+    # Fight lines name the character inside the sentence ("Au tour de : Brann"), so they
+    # skip `Transaction.say`'s "Brann — " prefix yet stay tied to the character.
     tx.rule(rule_id)
     tx.lines.append(Line(fr, en, rule_id, key, tx.now))
-
-
-def _of(name: str) -> str:
-    """ "d'Aria", "de Brann": French elides before a vowel. An initial h is left alone, since
-    a name does not tell whether its h is mute."""
-    return f"d'{name}" if name[:1].lower() in _VOWELS else f"de {name}"
 
 
 def _counts(actions: int, reflexes: int) -> tuple[str, str]:
@@ -83,7 +76,8 @@ def _names(campaign: CampaignState, keys: Iterable[str]) -> str:
 
 
 def _announce_round(tx: Transaction, fight: Fight) -> None:
-    _say(tx, "R33", f"Round {fight.round}", f"Round {fight.round}")
+    # A round is a "manche" at a French table: "tour" is each combatant's turn within it.
+    _say(tx, "R33", f"Manche {fight.round}", f"Round {fight.round}")
     for key, actions, reflexes in zip(
         fight.order, fight.actions_left, fight.reflexes_left, strict=True
     ):
@@ -94,7 +88,8 @@ def _announce_round(tx: Transaction, fight: Fight) -> None:
 
 def _announce_turn(tx: Transaction, fight: Fight) -> None:
     character = tx.char(fight.current)
-    fr, en = f"Tour {_of(character.label)}", f"{character.label}'s turn"
+    # "Au tour de : Le Vicomte", not "Tour de Le Vicomte": a name may start with an article.
+    fr, en = f"Au tour de : {character.label}", f"{character.label}'s turn"
     if not effective(character).conscious:
         # The turn still comes (the GM decides who stays in the order); say why it is empty.
         vital_fr, vital_en = VITAL_TEXT[character.vital]
@@ -178,13 +173,13 @@ def next_turn(
         fight = replace(fight, turn=fight.turn + 1)
         tx.set_campaign("fight", fight, "R33")
     else:
-        _say(tx, "R33", f"Fin du round {fight.round}", f"End of round {fight.round}")
+        _say(tx, "R33", f"Fin de la manche {fight.round}", f"End of round {fight.round}")
         if ruleset.round_seconds > 0:
             start, target = tx.now, tx.now + timedelta(seconds=ruleset.round_seconds)
             _say(
                 tx,
                 "R33",
-                f"Le round dure {ruleset.round_seconds} s : l'horloge avance de "
+                f"La manche dure {ruleset.round_seconds} s : l’horloge avance de "
                 f"{start:%d/%m %H:%M:%S} à {target:%d/%m %H:%M:%S}",
                 f"The round lasts {ruleset.round_seconds} s: the clock moves from "
                 f"{start:%d/%m %H:%M:%S} to {target:%d/%m %H:%M:%S}",
@@ -224,7 +219,7 @@ def spend(
     counts = list(getattr(fight, field))
     if counts[index] == 0:
         raise NothingLeftToSpend(
-            f"{character.label} n'a plus {none_fr} ce round (round {fight.round}).",
+            f"{character.label} n’a plus {none_fr} cette manche (manche {fight.round}).",
             f"{character.label} has no {none_en} left this round (round {fight.round}).",
         )
     counts[index] -= 1

@@ -61,7 +61,7 @@ class Fight:
             )
         if self.round < 1 or not 0 <= self.turn < size:
             return (
-                f"Round {self.round}, tour {self.turn} : hors limites ({size} personnages).",
+                f"Manche {self.round}, tour {self.turn} : hors limites ({size} personnages).",
                 f"Round {self.round}, turn {self.turn}: out of range ({size} characters).",
             )
         return None

@@ -306,8 +306,29 @@ def test_a_gm_plays_a_session_on_the_same_cards_without_reloading(
     table.check("a panel cancelled")
 
     expect(page.locator("#roll-log")).to_contain_text("scène : 1 → 2")
+
+    # A fight (R33): both in it, in the order listed (Gaspard, Isaure), two full rounds.
+    fight, fight_result = page.locator("#fight"), page.locator("#result-fight")
+    fight.locator("summary").click()
+    for character in (other_pc, pc):
+        fight.locator(f"input[name=fighters][value='{character.pk}']").check()
+    fight.get_by_role("button", name="Commencer le combat").click()
+    expect(fight_result).to_contain_text("Début du combat")
+    expect(table.card(other_pc)).to_have_class(re.compile(r"\bits-turn\b"))
+    table.check("a fight started", shown=fight)
+    for round_, turn, waiting in ((1, pc, other_pc), (2, other_pc, pc), (2, pc, other_pc)):
+        fight.get_by_role("button", name="Tour suivant").click()
+        expect(fight.get_by_test_id("fight-round")).to_have_text(f"Manche {round_}")
+        expect(table.card(turn)).to_have_class(re.compile(r"\bits-turn\b"))
+        expect(table.card(waiting)).not_to_have_class(re.compile(r"\bits-turn\b"))
+        table.check(f"fight: round {round_}, {turn.name}'s turn", shown=fight_result)
+    fight.get_by_role("button", name="Tour suivant").click()
+    expect(fight.get_by_test_id("fight-round")).to_have_text("Manche 3")
+    table.check("fight: two rounds advanced", shown=fight)
+    assert Campaign.objects.get(pk=campaign.pk).fight["round"] == 3
+    page.screenshot(path=artifacts / f"gm-session-{mode}-fight.png", caret="initial")
     page.screenshot(path=artifacts / f"gm-session-{mode}-end.png", full_page=True, caret="initial")
-    assert table.step >= 20
+    assert table.step >= 25
 
 
 def test_a_gm_acts_from_a_characters_sheet_without_an_error(

@@ -58,14 +58,14 @@ def test_r33_a_whole_fight_on_the_rows_and_the_log(world):
     ]
     assert start.entries[-1].field == "fight" and end.entries[-1].field == "fight"
     assert [e.text_fr for e in fight] == [
-        "R33 · Début du combat : Isaure, Gaspard ; round 1, tour d’Isaure",
-        "R33 · Round 1 · Gaspard : 2 actions, 1 réflexe → 1 action, 1 réflexe",
-        "R33 · Round 1, tour de Gaspard",
-        "R33 · Fin du round 1 ; round 2, tour d’Isaure",
-        "R33 · Round 2 · Isaure : 2 actions, 1 réflexe → 2 actions, 0 réflexe",
-        "R33 · Round 2, tour de Gaspard",
-        "R33 · Fin du round 2 ; round 3, tour d’Isaure",
-        "R33 · Fin du combat (round 3)",
+        "R33 · Début du combat : Isaure, Gaspard ; manche 1, au tour de : Isaure",
+        "R33 · Manche 1 · Gaspard : 2 actions, 1 réflexe → 1 action, 1 réflexe",
+        "R33 · Manche 1, au tour de : Gaspard",
+        "R33 · Fin de la manche 1 ; manche 2, au tour de : Isaure",
+        "R33 · Manche 2 · Isaure : 2 actions, 1 réflexe → 2 actions, 0 réflexe",
+        "R33 · Manche 2, au tour de : Gaspard",
+        "R33 · Fin de la manche 2 ; manche 3, au tour de : Isaure",
+        "R33 · Fin du combat (manche 3)",
     ]
     assert fight[3].text_en == "R33 · End of round 1; round 2, Isaure’s turn"
     # The Surpris the start gave (R25) is on the log too: put at the start, gone at round 2.
@@ -103,12 +103,12 @@ def test_r33_the_fights_combatants_are_loaded_though_not_named(world):
     )
     assert conditions_of(world.pc) == []
     assert [e.text_fr for e in order.entries if e.field == "fight"] == [
-        "R33 · Ordre du combat : Gaspard ; round 1, tour de Gaspard"
+        "R33 · Ordre du combat : Gaspard ; manche 1, au tour de : Gaspard"
     ]
 
     services.fight_set_order(campaign_id=campaign.pk, actor=gm, character_ids=[world.npc.pk])
     end = services.fight_end(campaign_id=campaign.pk, actor=gm)
-    assert end.entries[-1].text_fr == "R33 · Fin du combat (round 1)"
+    assert end.entries[-1].text_fr == "R33 · Fin du combat (manche 1)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,8 +130,8 @@ def test_undoing_the_end_of_a_fight_brings_it_back(world):
     (entry,) = undo.entries
     assert (entry.field, entry.reverts_id) == ("fight", end.pk)
     assert entry.text_fr == (
-        f"Annulation de #{end.pk} · R33 · Début du combat : Isaure, Gaspard ; round 1, "
-        "tour d’Isaure"
+        f"Annulation de #{end.pk} · R33 · Début du combat : Isaure, Gaspard ; manche 1, "
+        "au tour de : Isaure"
     )
 
 
@@ -166,8 +166,8 @@ def test_undoing_a_fight_start_the_fight_has_moved_on_from_is_explained(world):
     assert db_state() == before
     (problem,) = conflict.value.problems
     assert problem.fr == (
-        "— : combat vaut maintenant round 1, tour d’Isaure (Isaure 1 action, 1 réflexe), plus "
-        "round 1, tour d’Isaure (Isaure 2 actions, 1 réflexe) comme après "
+        "— : combat vaut maintenant manche 1, au tour de : Isaure (Isaure 1 action, "
+        "1 réflexe), plus manche 1, au tour de : Isaure (Isaure 2 actions, 1 réflexe) comme après "
         f"#{start.pk} ; annuler le remettrait à — et effacerait ce qui a changé depuis."
     )
 
@@ -184,6 +184,6 @@ def test_undoing_a_fight_change_from_the_history_page_explains_then_forces(world
 
     # The conflict is explained (409) and the GM may force the undo: the fight is gone.
     assert conflict.status_code == 409
-    assert "combat vaut maintenant round 1" in conflict.content.decode()
+    assert "combat vaut maintenant manche 1" in conflict.content.decode()
     assert forced.status_code == 302
     assert fight_of(campaign) is None

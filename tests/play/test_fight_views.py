@@ -224,7 +224,7 @@ def test_r33_spending_with_none_left_is_refused_with_the_round(gm_client, world)
     before = db_state()
     response = gm_client.post(spend, **from_dashboard(world))
     assert response.status_code == 400
-    assert "Isaure n&#x27;a plus de réflexe ce round (round 1)." in response.content.decode()
+    assert "Isaure n’a plus de réflexe cette manche (manche 1)." in response.content.decode()
     assert db_state() == before
 
 
@@ -305,7 +305,7 @@ def test_r33_the_owner_spends_their_own_action_when_players_roll(player_client, 
     assert response.status_code == 400
     html = response.content.decode()
     strip = html[html.index('id="fight-strip"') :]
-    assert "Isaure n&#x27;a plus d&#x27;action ce round (round 1)." in strip
+    assert "Isaure n’a plus d’action cette manche (manche 1)." in strip
     assert db_state() == before
 
 
@@ -374,3 +374,21 @@ def test_r33_a_players_stream_brings_their_card_when_its_seat_moves(world):
     theirs = stream.Shown(cards=frozenset({world.other_pc.pk}))
     change, _ = stream._visible_change(event, world.other_player.pk, theirs)
     assert change.campaign and change.characters == () and change.cards == ()
+
+
+def test_r33_the_fights_last_change_is_undone_from_its_result(gm_client, world):
+    """The Undo in #result-fight reverts the turn: the section and both cards come back."""
+    start(world, world.pc, world.npc)
+    headers = from_dashboard(world)
+    html = gm_client.post(url(world, "fight_next_turn"), **headers).content.decode()
+    undo = re.search(
+        r'<form method="post" action="([^"]+)" hx-post="[^"]+" hx-target="#result-fight"', html
+    )
+    assert undo, "no Undo in the fight's result"
+    response = gm_client.post(undo.group(1), **headers, HTTP_HX_TARGET="result-fight")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert fight_of(world.campaign)["turn"] == 0
+    assert fighters(html)[0][3] and not fighters(html)[1][3]  # Isaure's turn again
+    assert "its-turn" in card_tag(html, world.pc.pk)
+    assert "its-turn" not in card_tag(html, world.npc.pk)

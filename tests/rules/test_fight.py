@@ -161,11 +161,11 @@ def test_r33_a_fight_starts_in_the_gms_order_at_round_1_with_each_ones_budget():
     assert fight == Fight(("gobelin", "aria", "brann"), 1, 0, (2, 2, 2), (1, 1, 1))
     assert outcome.explanation_lines("fr") == (
         "R33 · Début du combat : Gobelin, Aria, Brann",
-        "R33 · Round 1",
+        "R33 · Manche 1",
         "R33 · Gobelin : 2 actions, 1 réflexe",
         "R33 · Aria : 2 actions, 1 réflexe",
         "R33 · Brann : 2 actions, 1 réflexe",
-        "R33 · Tour de Gobelin",
+        "R33 · Au tour de : Gobelin",
     )
     assert outcome.explanation_lines("en")[0] == "R33 · The fight begins: Gobelin, Aria, Brann"
     assert outcome.explanation_lines("en")[-1] == "R33 · Gobelin's turn"
@@ -206,17 +206,17 @@ def test_r33_no_initiative_is_rolled_and_the_order_stays_the_gms_round_after_rou
 def test_r33_turns_and_rounds_are_logged_in_natural_french_and_english():
     state = start(party()).state
     outcome = turn(state)
-    assert outcome.explanation_lines("fr") == ("R33 · Tour de Brann",)
+    assert outcome.explanation_lines("fr") == ("R33 · Au tour de : Brann",)
     assert outcome.explanation_lines("en") == ("R33 · Brann's turn",)
     assert outcome.changes[0].after.turn == 1
     outcome = turn(turn(outcome.state).state)
     assert outcome.explanation_lines("fr") == (
-        "R33 · Fin du round 1",
-        "R33 · Round 2",
+        "R33 · Fin de la manche 1",
+        "R33 · Manche 2",
         "R33 · Aria : 2 actions, 1 réflexe",
         "R33 · Brann : 2 actions, 1 réflexe",
         "R33 · Gobelin : 2 actions, 1 réflexe",
-        "R33 · Tour d'Aria",
+        "R33 · Au tour de : Aria",
     )
     assert outcome.explanation_lines("en")[:2] == ("R33 · End of round 1", "R33 · Round 2")
     # Rounds take no game time by default (R33).
@@ -239,14 +239,14 @@ def test_r33_spending_is_logged_and_refused_once_none_is_left():
     assert second.explanation_lines("fr") == ("R33 · Aria dépense une action (0 restante)",)
     with pytest.raises(NothingLeftToSpend) as error:
         spend(second.state, "aria", "action")
-    assert error.value.message_fr == "Aria n'a plus d'action ce round (round 1)."
+    assert error.value.message_fr == "Aria n’a plus d’action cette manche (manche 1)."
     assert error.value.message_en == "Aria has no action left this round (round 1)."
     reflex = checked(second.state, spend(second.state, "aria", "reflex"))
     assert reflex.explanation_lines("fr") == ("R33 · Aria dépense un réflexe (0 restant)",)
     assert reflex.explanation_lines("en") == ("R33 · Aria spends a reflex (0 left)",)
     with pytest.raises(NothingLeftToSpend) as error:
         spend(reflex.state, "aria", "reflex")
-    assert error.value.message_fr == "Aria n'a plus de réflexe ce round (round 1)."
+    assert error.value.message_fr == "Aria n’a plus de réflexe cette manche (manche 1)."
     assert budgets(reflex.state)["aria"] == (0, 0) and budgets(reflex.state)["brann"] == (2, 1)
 
 
@@ -334,7 +334,7 @@ def test_r25_surpris_given_at_the_start_ends_at_the_end_of_round_1():
     assert not second.character("aria").has(ConditionKind.SURPRIS)
     assert budgets(second.state) == {"aria": (2, 1), "brann": (2, 1), "gobelin": (2, 1)}
     assert second.explanation_lines("fr")[:3] == (
-        "R33 · Fin du round 1",
+        "R33 · Fin de la manche 1",
         "R25 · Aria — n'est plus Surpris",
         "R25 · Gobelin — n'est plus Surpris",
     )
@@ -388,8 +388,8 @@ def test_r33_a_round_takes_the_campaigns_round_length_on_the_clock():
     outcome = turn(state, six)
     assert outcome.state.clock == EVENING + timedelta(seconds=6)
     assert outcome.explanation_lines("fr")[:2] == (
-        "R33 · Fin du round 1",
-        "R33 · Le round dure 6 s : l'horloge avance de 01/05 20:00:00 à 01/05 20:00:06",
+        "R33 · Fin de la manche 1",
+        "R33 · La manche dure 6 s : l’horloge avance de 01/05 20:00:00 à 01/05 20:00:06",
     )
     assert outcome.explanation_lines("en")[1] == (
         "R33 · The round lasts 6 s: the clock moves from 01/05 20:00:00 to 01/05 20:00:06"
@@ -429,7 +429,7 @@ def test_r33_a_character_falling_into_a_coma_during_a_round_has_no_budget_next_r
     assert outcome.character("aria").vital is Vital.COMA
     assert outcome.state.fight.order == ("aria", "brann")  # the GM decides who leaves
     assert budgets(outcome.state)["aria"] == (0, 0)
-    assert outcome.explanation_lines("fr")[-1] == "R33 · Tour d'Aria (dans le coma)"
+    assert outcome.explanation_lines("fr")[-1] == "R33 · Au tour de : Aria (dans le coma)"
     assert outcome.explanation_lines("en")[-1] == "R33 · Aria's turn (in a coma)"
     with pytest.raises(NotConscious):
         spend(outcome.state, "aria", "action")
@@ -448,7 +448,7 @@ def test_r33_an_unconscious_or_dead_combatant_stays_in_the_order_with_nothing_to
     later = new_round(state).state
     assert later.fight.order == ("aria", "brann", "gobelin")
     assert budgets(later)["brann"] == (0, 0)
-    assert turn(later).explanation_fr == "R33 · Tour de Brann (mort·e)"
+    assert turn(later).explanation_fr == "R33 · Au tour de : Brann (mort·e)"
 
 
 def test_r33_an_unconscious_character_may_start_in_the_fight_a_dead_one_may_not():
@@ -545,12 +545,12 @@ def test_r33_when_the_current_combatant_leaves_the_turn_goes_to_whoever_takes_it
     state = turn(start(party()).state).state  # Brann's turn
     outcome = checked(state, set_order(state, ("aria", "gobelin")))
     assert outcome.state.fight.current == "gobelin"
-    assert outcome.explanation_lines("fr")[-1] == "R33 · Tour de Gobelin"
+    assert outcome.explanation_lines("fr")[-1] == "R33 · Au tour de : Gobelin"
     # Leaving from the last place: the turn goes to the one now last.
     state = turn(turn(start(party()).state).state).state  # Gobelin's turn, third of three
     outcome = checked(state, set_order(state, ("brann", "aria")))
     assert outcome.state.fight.current == "aria"
-    assert outcome.explanation_lines("fr")[-1] == "R33 · Tour d'Aria"
+    assert outcome.explanation_lines("fr")[-1] == "R33 · Au tour de : Aria"
 
 
 def test_r25_a_surprised_combatant_leaving_loses_the_fights_surpris():
@@ -591,9 +591,10 @@ def test_r33_ending_the_fight_clears_it():
     assert start(outcome.state).state.fight.round == 1
 
 
-def test_r33_french_elides_de_before_a_vowel_only():
+def test_r33_the_turn_names_the_character_after_a_colon_whatever_it_starts_with():
+    # "Tour de Le Vicomte", "Tour de Élise": no "de" to elide or contract before the name.
     names = campaign(
-        hero("a", name="Élise"), hero("b", name="Hugo"), hero("c", name="Ysolde"), hero("d")
+        hero("a", name="Élise"), hero("b", name="Le Vicomte"), hero("c", name="Ysolde"), hero("d")
     )
     state = start(names, ("d", "a", "b", "c")).state
     lines = []
@@ -601,4 +602,4 @@ def test_r33_french_elides_de_before_a_vowel_only():
         outcome = turn(state)
         lines.append(outcome.lines[-1].fr)
         state = outcome.state
-    assert lines == ["Tour d'Élise", "Tour de Hugo", "Tour d'Ysolde"]
+    assert lines == ["Au tour de : Élise", "Au tour de : Le Vicomte", "Au tour de : Ysolde"]

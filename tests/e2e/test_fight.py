@@ -1,0 +1,376 @@
+"""A fight in rounds (R33) the way a GM runs it at the table, and a player follows it on a phone.
+
+The GM (1440 x 900) starts a fight with three characters, reorders them, spends actions and
+reflexes, is refused a spend, advances two full rounds and ends the fight, without reloading;
+after each step the page is whole, no script or htmx error happened, the fight section shows
+the server's numbers and is on screen without scrolling. A player (390 x 844, another browser
+context) has their sheet open: "C'est votre tour" arrives by the live updates, and the
+highlight moves on. Under DEBUG on and off.
+
+Live updates: under the test server (WSGI) pages poll. Its one SQLite connection is shared by
+its threads, and a poll read while an action writes fails ("database table is locked"), which
+no real server does; so the player's polls are let through to the server only while the GM
+waits, and the GM's own are answered empty (test_gm_session.py does the same). What the page
+then does with the changes is static/live.js's own code.
+"""
+
+import re
+import threading
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from campaign.models import Campaign
+from tests.e2e import test_gm_session as session
+from tests.e2e import test_live as live_e2e
+from tests.e2e.pages import log_in
+from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+debug = session.debug  # the same fixture: DEBUG on (as `make run`) and off (production)
+two_processes = live_e2e.two_processes  # two uvicorn processes on one PostgreSQL, the demo
+
+GM_VIEWPORT = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}
+EMPTY_POLL = {"changes": [], "last_id": None}
+
+
+class Gate:
+    """Lets a page's polls through to the server only when the test opens it."""
+
+    def __init__(self):
+        self.open = threading.Event()
+
+    def route(self, route):
+        if self.open.is_set():
+            route.continue_()
+        else:
+            route.fulfill(json=EMPTY_POLL)
+
+
+def _context(browser, live_server, console_errors, viewport, username, **options):
+    context = browser.new_context(viewport=viewport, locale="fr-FR", **options)
+    context.add_init_script(HTMX_ERRORS)
+    page = console_errors(context.new_page())
+    log_in(page, live_server.url, username)
+    return context, page
+
+
+class Fight:
+    """The GM's dashboard, the player's sheet, and what each step must leave true."""
+
+    def __init__(self, gm_page, phone, console_errors, campaign, characters, live_server, gate):
+        self.page, self.phone, self.console = gm_page, phone, console_errors
+        self.campaign, self.characters = campaign, characters
+        self.base, self.gate = live_server.url, gate
+        self.allowed: list[str] = []
+        self.step = 0
+
+    @property
+    def section(self):
+        return self.page.locator("#fight")
+
+    @property
+    def result(self):
+        return self.page.locator("#result-fight")
+
+    def row(self, character):
+        return self.page.locator(f"#fighter-{character.pk}")
+
+    def click(self, label: str):
+        self.section.get_by_role("button", name=label, exact=True).click()
+
+    def in_view(self, locator, where):
+        box = locator.bounding_box()
+        assert box is not None, where
+        assert box["y"] >= 0 and box["y"] + box["height"] <= GM_VIEWPORT["height"] + 1, (
+            where,
+            box,
+        )
+
+    def check(self, name: str):
+        self.step += 1
+        page, where = self.page, f"step {self.step} ({name})"
+        assert page.evaluate(NO_RELOAD) == "still here", where
+        expect(page.locator("header.topbar")).to_be_visible()
+        expect(page.locator("#party-bar")).to_be_visible()
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == (
+            "rgb(247, 245, 240)"
+        ), where
+        assert page.evaluate("window.__htmx_errors") == [], where
+        unexpected = [
+            line
+            for line in self.console.errors
+            if not any(
+                url in line and ("status of 4" in line or line[:1] == "4") for url in self.allowed
+            )
+        ]
+        assert unexpected == [], where
+        # The section on screen, with the server's numbers.
+        self.in_view(self.section, where)
+        if self.result.inner_text().strip():
+            self.in_view(self.result, where)
+        fight = Campaign.objects.get(pk=self.campaign.pk).fight
+        if fight is None:
+            expect(self.section.locator("[data-testid=fighter]")).to_have_count(0)
+            for character in self.characters:
+                expect(page.locator(f"#character-{character.pk}")).not_to_have_class(
+                    re.compile("its-turn")
+                )
+            return
+        expect(self.section.get_by_test_id("fight-round")).to_have_text(f"Manche {fight['round']}")
+        rows = self.section.locator("[data-testid=fighter]")
+        expect(rows).to_have_count(len(fight["order"]))
+        for place, key in enumerate(fight["order"]):
+            row = rows.nth(place)
+            expect(row).to_have_attribute("data-character", key)
+            expect(row.get_by_test_id("actions-left")).to_have_text(
+                str(fight["actions_left"][place])
+            )
+            expect(row.get_by_test_id("reflexes-left")).to_have_text(
+                str(fight["reflexes_left"][place])
+            )
+            current = place == fight["turn"]
+            card = page.locator(f"#character-{key}")
+            if current:
+                expect(row).to_have_class(re.compile(r"\bits-turn\b"))
+                expect(card).to_have_class(re.compile(r"\bits-turn\b"))
+            else:
+                expect(row).not_to_have_class(re.compile(r"\bits-turn\b"))
+                expect(card).not_to_have_class(re.compile(r"\bits-turn\b"))
+
+    def phone_follows(self):
+        """Let the player's page poll until it has caught up, then close the gate again once
+        nothing of its own is in flight."""
+        self.gate.open.set()
+
+    def phone_settled(self):
+        self.phone.wait_for_function("() => !document.querySelector('.htmx-request')")
+        self.gate.open.clear()
+        assert self.phone.evaluate("window.__htmx_errors") == []
+
+
+@pytest.fixture
+def gm_page(browser, live_server, console_errors, campaign, pc, other_pc, npc, debug):
+    context, page = _context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
+    poll = reverse("campaign_events_poll", args=[campaign.pk])
+    context.route(f"{live_server.url}{poll}**", lambda route: route.fulfill(json=EMPTY_POLL))
+    page.goto(f"{live_server.url}/c/{campaign.pk}/")
+    page.evaluate(f"{NO_RELOAD} = 'still here'")
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def phone_and_gate(browser, live_server, console_errors, campaign, pc):
+    context, page = _context(
+        browser,
+        live_server,
+        console_errors,
+        PHONE,
+        "paul_joueur",
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    gate = Gate()
+    poll = reverse("campaign_events_poll", args=[campaign.pk])
+    context.route(f"{live_server.url}{poll}**", gate.route)
+    page.goto(f"{live_server.url}/c/{campaign.pk}/characters/{pc.pk}/")
+    page.evaluate(f"{NO_RELOAD} = 'still here'")
+    yield page, gate
+    context.close()
+
+
+def test_r33_a_gm_runs_a_fight_and_the_player_follows_their_turn(
+    gm_page, phone_and_gate, live_server, console_errors, campaign, pc, other_pc, npc,
+    artifacts, debug,
+):  # fmt: skip
+    phone, gate = phone_and_gate
+    page = gm_page
+    mode = "debug" if debug else "production"
+    table = Fight(page, phone, console_errors, campaign, [pc, other_pc, npc], live_server, gate)
+    strip = phone.locator("#fight-strip")
+    my_card = phone.locator(f"#character-{pc.pk}")
+    table.check("the dashboard, no fight")
+    expect(strip).to_be_hidden()
+
+    # Start: the three ticked, in the order listed (the Vicomte, Gaspard, Isaure).
+    table.section.locator("summary").click()
+    for character in (npc, other_pc, pc):
+        table.section.locator(f"input[name=fighters][value='{character.pk}']").check()
+    table.section.get_by_role("button", name="Commencer le combat").click()
+    expect(table.result).to_contain_text("Début du combat")
+    table.check("fight started")
+    assert Campaign.objects.get(pk=campaign.pk).fight["order"] == [
+        str(npc.pk),
+        str(other_pc.pk),
+        str(pc.pk),
+    ]
+    expect(table.section.get_by_test_id("fight-turn")).to_have_text(
+        "Au tour de\u00a0: Le Vicomte masque"
+    )
+
+    # The player's sheet learns of the fight: round 1, not their turn yet.
+    table.phone_follows()
+    expect(strip).to_contain_text("Manche 1")
+    expect(strip).to_contain_text("Au tour de\u00a0: Le Vicomte masque")
+    expect(my_card.get_by_test_id("seat")).to_contain_text("Rang 3")
+    table.phone_settled()
+    expect(strip.get_by_test_id("your-turn")).to_have_count(0)
+
+    # Reorder: Isaure up, before Gaspard.
+    table.row(pc).get_by_role("button", name="Faire jouer plus tôt\u00a0: Isaure").click()
+    expect(table.section.locator("[data-testid=fighter]").nth(1)).to_have_attribute(
+        "data-character", str(pc.pk)
+    )
+    table.check("Isaure moved up")
+
+    # The Vicomte spends an action and a reflex, one tap each.
+    table.row(npc).get_by_role(
+        "button", name="Dépenser une action\u00a0: Le Vicomte masque"
+    ).click()
+    expect(table.row(npc).get_by_test_id("actions-left")).to_have_text("1")
+    table.check("an action spent")
+    table.row(npc).get_by_role(
+        "button", name="Dépenser un réflexe\u00a0: Le Vicomte masque"
+    ).click()
+    expect(table.row(npc).get_by_test_id("reflexes-left")).to_have_text("0")
+    table.check("a reflex spent")
+
+    # None left: refused, the message where the GM looks, the page whole.
+    table.allowed.append(f"{live_server.url}/c/{campaign.pk}/fight/{npc.pk}/spend/reflex/")
+    table.row(npc).get_by_role(
+        "button", name="Dépenser un réflexe\u00a0: Le Vicomte masque"
+    ).click()
+    expect(table.result.get_by_test_id("fight-error")).to_contain_text(
+        "Le Vicomte masque n’a plus de réflexe cette manche (manche 1)."
+    )
+    table.check("a refused spend")
+    page.screenshot(path=artifacts / f"fight-{mode}-refused.png", caret="initial")
+
+    # Next turn: Isaure's. The player's phone says so, live.
+    table.click("Tour suivant")
+    expect(table.section.get_by_test_id("fight-turn")).to_have_text("Au tour de\u00a0: Isaure")
+    table.check("Isaure's turn")
+    table.phone_follows()
+    expect(strip.get_by_test_id("your-turn")).to_have_text("C’est votre tour")
+    expect(my_card).to_have_class(re.compile(r"\bits-turn\b"))
+    expect(strip.get_by_test_id("actions-left")).to_have_text("2")
+    table.phone_settled()
+    assert phone.evaluate(NO_RELOAD) == "still here"
+    phone.screenshot(path=artifacts / f"fight-{mode}-phone-your-turn.png", full_page=True)
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+    # Gaspard's turn: the highlight leaves Isaure on the phone too.
+    table.click("Tour suivant")
+    expect(table.section.get_by_test_id("fight-turn")).to_have_text("Au tour de\u00a0: Gaspard")
+    table.check("Gaspard's turn")
+    table.phone_follows()
+    expect(strip.get_by_test_id("fight-turn")).to_contain_text("Gaspard")
+    expect(strip.get_by_test_id("your-turn")).to_have_count(0)
+    expect(my_card).not_to_have_class(re.compile(r"\bits-turn\b"))
+    table.phone_settled()
+
+    # Round 2: every budget reset (R33), the Vicomte's reflex back.
+    table.click("Tour suivant")
+    expect(table.section.get_by_test_id("fight-round")).to_have_text("Manche 2")
+    expect(table.row(npc).get_by_test_id("reflexes-left")).to_have_text("1")
+    table.check("round 2")
+    page.screenshot(path=artifacts / f"fight-{mode}-gm-round-2.png", caret="initial")
+    page.emulate_media(color_scheme="dark")
+    page.screenshot(path=artifacts / f"fight-{mode}-gm-round-2-dark.png", caret="initial")
+    page.emulate_media(color_scheme="light")
+    for expected in ("Isaure", "Gaspard"):
+        table.click("Tour suivant")
+        expect(table.section.get_by_test_id("fight-turn")).to_have_text(
+            f"Au tour de\u00a0: {expected}"
+        )
+        table.check(f"round 2, {expected}")
+    table.click("Tour suivant")
+    expect(table.section.get_by_test_id("fight-round")).to_have_text("Manche 3")
+    table.check("round 3")
+
+    table.phone_follows()
+    expect(strip.get_by_test_id("fight-round")).to_have_text("Manche 3")
+    table.phone_settled()
+
+    table.click("Fin du combat")
+    expect(table.result).to_contain_text("Fin du combat")
+    table.check("fight ended")
+    table.phone_follows()
+    expect(strip).to_be_hidden()
+    expect(my_card.get_by_test_id("seat")).to_have_count(0)
+    table.phone_settled()
+    assert table.step >= 12
+    assert phone.evaluate("window.__htmx_errors") == []
+
+
+def test_r33_the_turn_reaches_a_phone_on_another_process_through_the_stream(
+    browser, two_processes, console_errors, artifacts
+):
+    """The real stream (uvicorn, PostgreSQL's NOTIFY): the GM passes the turn on one process;
+    the player's phone on the other gets its card (pushed: its seat moved, though no entry
+    names it) and its fight strip."""
+    import psycopg
+
+    world = two_processes
+    gm_url, player_url = world.urls
+    cid, mine = world.campaign_id, world.character_id
+    with psycopg.connect(world.db.replace("postgres://", "postgresql://", 1)) as conn:
+        (other,) = conn.execute(
+            "SELECT id FROM characters_character WHERE campaign_id = %s AND id <> %s "
+            "AND vital <> 'dead' ORDER BY id LIMIT 1",
+            [cid, mine],
+        ).fetchone()
+    phone_context = browser.new_context(
+        viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True, locale="fr-FR"
+    )
+    phone_context.add_init_script(HTMX_ERRORS)
+    phone = console_errors(phone_context.new_page())
+    log_in(phone, player_url, "alice", "demo")
+    phone.goto(f"{player_url}/c/{cid}/characters/{mine}/")
+    phone.evaluate(f"{NO_RELOAD} = 'still here'")
+    expect(phone.locator("#live")).to_have_attribute("data-connected", "stream")
+    gm_context = browser.new_context(viewport=GM_VIEWPORT, locale="fr-FR")
+    gm_context.add_init_script(HTMX_ERRORS)
+    page = console_errors(gm_context.new_page())
+    log_in(page, gm_url, "mj", "demo")
+    page.goto(f"{gm_url}/c/{cid}/")
+    section = page.locator("#fight")
+    section.locator("summary").click()
+    for pk in (mine, other):
+        section.locator(f"input[name=fighters][value='{pk}']").check()
+    section.get_by_role("button", name="Commencer le combat").click()
+    rows = section.locator("[data-testid=fighter]")
+    expect(rows).to_have_count(2)
+    order = [rows.nth(i).get_attribute("data-character") for i in range(2)]
+    strip, card = phone.locator("#fight-strip"), phone.locator(f"#character-{mine}")
+    expect(strip).to_contain_text("Manche 1")
+
+    def turn_is_mine(yes: bool):
+        if yes:
+            expect(strip.get_by_test_id("your-turn")).to_have_text("C’est votre tour")
+            expect(card).to_have_class(re.compile(r"\bits-turn\b"))
+        else:
+            expect(strip.get_by_test_id("your-turn")).to_have_count(0)
+            expect(card).not_to_have_class(re.compile(r"\bits-turn\b"))
+
+    turn_is_mine(order[0] == str(mine))
+    for round_, place in ((1, 1), (2, 0), (2, 1)):
+        section.get_by_role("button", name="Tour suivant").click()
+        expect(section.get_by_test_id("fight-round")).to_have_text(f"Manche {round_}")
+        expect(strip.get_by_test_id("fight-round")).to_have_text(f"Manche {round_}")
+        turn_is_mine(order[place] == str(mine))
+    phone.screenshot(path=artifacts / "fight-live-phone.png", full_page=True)
+    section.get_by_role("button", name="Fin du combat").click()
+    expect(strip).to_be_hidden()
+    expect(card).not_to_have_class(re.compile(r"\bits-turn\b"))
+    assert phone.evaluate(NO_RELOAD) == "still here"
+    assert phone.evaluate("window.__htmx_errors") == []
+    assert page.evaluate("window.__htmx_errors") == []
+    assert console_errors.errors == []
+    gm_context.close()
+    phone_context.close()
