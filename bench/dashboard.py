@@ -9,8 +9,11 @@ returns as many bytes as the dashboard did. Each figure is the median / p95 of R
 requests through Django's test client in this one process. Cards are cached per character
 version (play/cards.py), so the dashboard is measured warm (cards
 unchanged since the last view, the usual reload) and cold (cache emptied before every
-request, as if every character had just changed). The last line is the headline: the warm
-dashboard's median over the floor's median at 30 characters.
+request, as if every character had just changed). The compact view (a row per character,
+Membership.dashboard_view) is measured the same way, against a floor of its own size, and its
+query count too must not grow with the number of characters. The last line is the headline:
+the warm compact dashboard's median over the floor's median at 30 characters (target: within
+10x); the line before it, the same for the cards.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ from django.test import Client, override_settings  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.urls import include, path  # noqa: E402
 
-from campaign.models import Campaign  # noqa: E402
-from campaign.services import campaign_create  # noqa: E402
+from campaign.models import Campaign, Membership  # noqa: E402
+from campaign.services import campaign_create, dashboard_view_set  # noqa: E402
 from characters.models import Character, Condition, Illness, Sequel  # noqa: E402
 from journal.models import AuditEntry  # noqa: E402
 
@@ -120,6 +123,8 @@ def run() -> None:
     print(f"database: {connection.vendor}; {REQUESTS} requests per figure (median, p95)")
     ratios = {}
     queries_by_size = {}
+    compact_ratios = {}
+    compact_queries = {}
     with override_settings(ROOT_URLCONF=__name__):
         for size in SIZES:
             campaign = make_campaign(gm, size)
@@ -137,10 +142,34 @@ def run() -> None:
                 f"     cold dashboard {c_median * 1000:7.2f} ms (p95 {c_p95 * 1000:7.2f}), "
                 f"{c_queries} queries, ratio {c_median / f_median:5.1f}"
             )
+            # The same dashboard as compact rows, the GM's choice for this campaign.
+            membership = Membership.objects.get(campaign=campaign, user=gm)
+            dashboard_view_set(membership_id=membership.pk, view="compact")
+            median, p95, queries, row_bytes = measure(client, url)
+            assert b'data-testid="row"' in client.get(url).content
+            c_median, c_p95, c_queries, _ = measure(client, url, cold=True)
+            f_median, f_p95, _, _ = measure(client, f"/bench-floor/{row_bytes}/")
+            compact_ratios[size] = median / f_median
+            compact_queries[size] = queries
+            print(
+                f"     compact, {row_bytes} bytes | floor {f_median * 1000:6.2f} ms "
+                f"(p95 {f_p95 * 1000:6.2f})\n"
+                f"     warm compact   {median * 1000:7.2f} ms (p95 {p95 * 1000:7.2f}), "
+                f"{queries} queries, ratio {compact_ratios[size]:5.1f}\n"
+                f"     cold compact   {c_median * 1000:7.2f} ms (p95 {c_p95 * 1000:7.2f}), "
+                f"{c_queries} queries, ratio {c_median / f_median:5.1f}"
+            )
+    sizes = ", ".join(map(str, SIZES))
     same = len(set(queries_by_size.values())) == 1
-    print(f"same query count at {', '.join(map(str, SIZES))}: {'yes' if same else 'NO'}")
+    print(f"same query count at {sizes}: {'yes' if same else 'NO'}")
+    same = len(set(compact_queries.values())) == 1
+    print(f"same query count at {sizes}, compact: {'yes' if same else 'NO'}")
     print(f"audit entries: {AuditEntry.objects.count()}")
     print(f"warm dashboard/floor median ratio at 30 characters: {ratios[30]:.1f}")
+    print(
+        f"warm compact dashboard/floor median ratio at 30 characters: {compact_ratios[30]:.1f} "
+        "(target: within 10)"
+    )
 
 
 if __name__ == "__main__":

@@ -169,6 +169,13 @@ class Role(models.TextChoices):
     PLAYER = "player", _("Player")
 
 
+class DashboardView(models.TextChoices):
+    """How the GM's dashboard shows the characters: a card each, or a dense row each."""
+
+    CARDS = "cards", _("Cards")
+    COMPACT = "compact", _("Compact")
+
+
 class Membership(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(
@@ -176,6 +183,13 @@ class Membership(models.Model):
     )
     role = models.CharField(_("role"), max_length=8, choices=Role.choices, default=Role.PLAYER)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # The member's own choice for this campaign's dashboard (issue 11), not game state.
+    dashboard_view = models.CharField(
+        _("dashboard view"),
+        max_length=8,
+        choices=DashboardView.choices,
+        default=DashboardView.CARDS,
+    )
 
     class Meta:
         constraints = [

@@ -7,8 +7,16 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
+from django.utils.translation import gettext as _
 
-from campaign.models import Campaign, Invitation, Membership, PasswordResetRequest, Role
+from campaign.models import (
+    Campaign,
+    DashboardView,
+    Invitation,
+    Membership,
+    PasswordResetRequest,
+    Role,
+)
 
 
 class CampaignError(Exception):
@@ -62,3 +70,13 @@ def login_lockout_clear(*, username: str) -> None:
     from axes.utils import reset
 
     reset(username=username)
+
+
+def dashboard_view_set(*, membership_id: int, view: str) -> Membership:
+    """Remember how this member's dashboard of the campaign shows the characters (cards or
+    compact rows). A display choice of one member, not game state: nothing is logged."""
+    if view not in DashboardView.values:
+        raise CampaignError(_("Unknown dashboard view."))
+    with transaction.atomic():
+        Membership.objects.filter(pk=membership_id).update(dashboard_view=view)
+        return Membership.objects.select_related("campaign").get(pk=membership_id)

@@ -24,6 +24,9 @@ one under an action in flight):
     data:   hx-get="…">
     …
 
+A GM's compact dashboard asks for its rows instead (`?view=compact`): the same ids, the row's
+HTML (templates/play/_row.html) instead of the card's.
+
 That HTML is what the card's own URL would return to this viewer (the same permission check,
 with the membership re-read at the event, and the same cached HTML: play/cards.py). A
 change thus costs each process one read per viewer, not one request per open card. Every other
@@ -76,7 +79,7 @@ from characters.models import Character
 from journal import events as live
 from journal.models import AuditEntry
 from journal.visibility import entry_facts, sees_entry, sees_every_entry, visible_entries
-from play.cards import CSRF_PLACEHOLDER, card_html, csrf_input
+from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input, shown_view
 from play.selectors import characters_for_cards
 
 READ_THREADS = 4  # threads (so database connections) that every stream of a process shares
@@ -94,6 +97,7 @@ class Shown:
     cards: frozenset[int] = frozenset()
     language: str = settings.LANGUAGE_CODE
     script_prefix: str = "/"
+    view: str = CARDS  # the GM's dashboard as cards or as compact rows (`?view=compact`)
 
 
 NOTHING_SHOWN = Shown()
@@ -331,7 +335,11 @@ def _cards_message(membership: Membership, change: Change, shown: Shown) -> Card
     with translation.override(shown.language):
         html = {
             character.pk: card_html(
-                character, campaign=membership.campaign, membership=membership, oob=True
+                character,
+                campaign=membership.campaign,
+                membership=membership,
+                oob=True,
+                view=shown.view if membership.is_gm else CARDS,
             )
             for character in rows
         }
@@ -483,13 +491,15 @@ def _after(request) -> int | None:
 
 
 def _shown(request) -> Shown:
-    """What the page shows (`?cards=3,9`: its cards), in which language, under which prefix.
-    Anything that is not an id is ignored: this only saves refetches."""
+    """What the page shows (`?cards=3,9`: its cards; `?view=compact`: as the compact
+    dashboard's rows), in which language, under which prefix. Anything that is not an id is
+    ignored: this only saves refetches."""
     ids = (_parse_id(part) for part in request.GET.get("cards", "").split(",")[:MAX_CARDS])
     return Shown(
         cards=frozenset(i for i in ids if i is not None),
         language=get_language(),
         script_prefix=get_script_prefix(),
+        view=shown_view(request.GET.get("view")),
     )
 
 

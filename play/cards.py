@@ -14,6 +14,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.translation import get_language
 
+from campaign.models import DashboardView
 from characters.models import Vital
 from play.selectors import card_for, characters_for_cards, fight_seat
 
@@ -22,13 +23,23 @@ OOB_PLACEHOLDER = "__oob_placeholder__"
 OOB_ATTRIBUTE = ' hx-swap-oob="true"'
 CARD_TTL = 24 * 60 * 60
 
+# What a character looks like on the GM's dashboard (Membership.dashboard_view): a card, or
+# a dense row (compact). A character's sheet and the players' pages show cards.
+CARDS, COMPACT = DashboardView.CARDS.value, DashboardView.COMPACT.value
+TEMPLATES = {CARDS: "play/_card.html", COMPACT: "play/_row.html"}
 
-def card_cache_key(c, campaign, membership) -> str:
+
+def shown_view(value) -> str:
+    """`value` (a page's ?view= or header) if it names a view, else cards."""
+    return value if value in TEMPLATES else CARDS
+
+
+def card_cache_key(c, campaign, membership, view=CARDS) -> str:
     return ":".join(
         map(
             str,
             (
-                "card",
+                view,
                 campaign.pk,
                 c.pk,
                 c.version,
@@ -46,21 +57,22 @@ def card_cache_key(c, campaign, membership) -> str:
     )
 
 
-def card_html(character, *, campaign, membership, oob=False) -> str:
+def card_html(character, *, campaign, membership, oob=False, view=CARDS) -> str:
     """The card of `character` for this viewer, with `CSRF_PLACEHOLDER` where the token goes.
 
     `character` is a row, best with conditions, sequels and illness prefetched (the
     dashboard's rows are); a bare row is completed only when the card is not cached. The
     live stream pushes this same HTML (live/stream.py). `oob`: marked for an out-of-band
-    swap (htmx), as an action's response sends it.
+    swap (htmx), as an action's response sends it. `view`: a card, or the compact dashboard's
+    row (the same id, so that every update finds it).
     """
-    key = card_cache_key(character, campaign, membership)
+    key = card_cache_key(character, campaign, membership, view)
     html = cache.get(key)
     if html is None:
         if not hasattr(character, "_prefetched_objects_cache"):
             character = characters_for_cards(campaign).get(pk=character.pk)
         html = render_to_string(
-            "play/_card.html",
+            TEMPLATES[view],
             {
                 "card": card_for(character, campaign),
                 "campaign": campaign,

@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
-from campaign.models import Campaign, Visibility
+from campaign.models import Campaign, DashboardView, Visibility
 from campaign.permissions import can_roll_for, get_gm_membership, get_membership
 from characters.models import Character
 from journal.texts import explanation, rule_message
@@ -113,6 +113,8 @@ def _refused(request, membership, message: str):
 def _dashboard_page(request, membership, context):
     context["log_entries"] = selectors.latest_entries(membership)
     context["characters"] = selectors.characters_for_cards(context["campaign"])
+    context["view"] = membership.dashboard_view
+    context["views"] = DashboardView.choices
     return render(request, "play/dashboard.html", context, status=400)
 
 

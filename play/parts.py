@@ -8,7 +8,7 @@ grid of shares, which page asked) is taken here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from django.urls import Resolver404, get_script_prefix, resolve, reverse
@@ -17,9 +17,12 @@ from django.utils.translation import gettext_lazy
 
 from journal.models import EntryKind
 from play.actions import ShareHourRestForm
+from play.cards import CARDS, shown_view
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
 PARTY_BAR, LOG, FIGHT_PART = "party-bar", "roll-log", "fight"
+# The header in which the dashboard names the view it shows (cards or compact rows).
+VIEW_HEADER = "X-Dashboard-View"
 SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party|fight)$")
 
 
@@ -183,6 +186,7 @@ class PageParts:
     fight: bool = False  # the GM's fight section (#fight)
     all_cards: bool = False
     cards: frozenset[int] = field(default_factory=frozenset)
+    view: str = CARDS  # what the page shows its characters as: cards, or compact rows
 
     def shows_card(self, pk: int) -> bool:
         return self.all_cards or pk in self.cards
@@ -204,7 +208,9 @@ def page_parts(request, campaign_id: int) -> PageParts:
     if match.kwargs.get("campaign_id") != campaign_id:
         return PageParts()
     if match.url_name == "campaign":
-        return DASHBOARD
+        # The dashboard says which view it shows in every htmx request (static/live.js): the
+        # member's choice may have changed in another tab since this page was drawn.
+        return replace(DASHBOARD, view=shown_view(request.headers.get(VIEW_HEADER)))
     if match.url_name == "character":
         return PageParts(cards=frozenset({match.kwargs["character_id"]}))
     return PageParts()

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
-from campaign.models import Campaign
+from campaign.models import Campaign, Visibility
 from characters.models import Character
 from characters.state import character_state, ruleset_for
 from journal.visibility import visible_entries
@@ -22,6 +23,13 @@ class StatLine:
     effective: int
 
 
+# Who sees a quick action's result, in words short enough to sit beside the buttons.
+QUICK_VISIBILITY = [
+    (Visibility.EVERYONE.value, _("everyone")),
+    (Visibility.GM_ONLY.value, _("GM alone")),
+]
+
+
 @dataclass(frozen=True)
 class MissingAction:
     """An action the character's state refuses, and why (the engine's reason and rule id)."""
@@ -33,6 +41,15 @@ class MissingAction:
 
 
 @dataclass(frozen=True)
+class MissingGroup:
+    """Refused actions that share one reason (a dead character's dozen), said once."""
+
+    names: str  # the actions' names, space-separated (an HTML attribute's word list)
+    labels: str
+    reason: str  # with its rule id, unless the engine's message names it already
+
+
+@dataclass(frozen=True)
 class ActionChoices:
     """What a card offers: the quick buttons and the other actions the state allows (the
     engine's availability, rules/engine/availability.py), and the refused ones with why."""
@@ -40,6 +57,21 @@ class ActionChoices:
     quick: frozenset[str]
     links: tuple[tuple[str, str], ...]
     missing: tuple[MissingAction, ...]
+
+    @property
+    def missing_groups(self) -> list[MissingGroup]:
+        groups: dict[str, list[MissingAction]] = {}
+        for action in self.missing:
+            reason = action.reason
+            if action.rule_id and action.rule_id not in reason:
+                reason = f"{reason} ({action.rule_id})"
+            groups.setdefault(reason, []).append(action)
+        return [
+            MissingGroup(
+                " ".join(a.name for a in actions), ", ".join(a.label for a in actions), reason
+            )
+            for reason, actions in groups.items()
+        ]
 
 
 def action_choices(state: engine.CharacterState, *, now, lang: int) -> ActionChoices:
@@ -203,6 +235,7 @@ class Card:
     vital: str
     choices: ActionChoices
     fight: FightSeat | None = None
+    visibility_choices = QUICK_VISIBILITY  # who sees a quick action's result
 
     @property
     def fight_left(self) -> tuple[int, int]:

@@ -20,6 +20,7 @@ urlpatterns = [
         name="member_remove",
     ),
     path("c/<int:campaign_id>/", views.campaign_detail, name="campaign"),
+    path("c/<int:campaign_id>/view/", views.dashboard_view, name="dashboard_view"),
     path("c/<int:campaign_id>/characters/new/", views.character_create, name="character_create"),
     path(
         "c/<int:campaign_id>/characters/<int:character_id>/",

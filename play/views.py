@@ -1,20 +1,22 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
 
-from campaign.models import Campaign
+from campaign import services as campaign_services
+from campaign.models import Campaign, DashboardView
 from campaign.permissions import can_see_full_sheet, get_gm_membership, get_membership
 from characters.models import Character
 from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
 from play import parts, player, selectors, services
 from play.actions import ACTIONS, PARTY_ACTIONS, CheckForm
+from play.cards import CARDS, shown_view
 from play.forms import CharacterForm
 from rules.engine import RuleError
 
@@ -190,10 +192,17 @@ def character_card(request, campaign_id, character_id):
     character = get_object_or_404(Character, pk=character_id, campaign_id=campaign_id)
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
+    # A compact dashboard's row asks for itself as a row (?view=compact): only the GM has one.
+    view = shown_view(request.GET.get("view")) if membership.is_gm else CARDS
     return render(
         request,
         "play/dashboard.html#card",
-        {"campaign": membership.campaign, "membership": membership, "character": character},
+        {
+            "campaign": membership.campaign,
+            "membership": membership,
+            "character": character,
+            "view": view,
+        },
     )
 
 
@@ -306,7 +315,24 @@ def _dashboard(request, membership):
     if target == parts.LOG:
         return render(request, "play/dashboard.html#log", context)
     context["characters"] = selectors.characters_for_cards(campaign)
+    context["view"] = membership.dashboard_view
+    context["views"] = DashboardView.choices
     return render(request, "play/dashboard.html", context)
+
+
+@login_required
+@require_POST
+def dashboard_view(request, campaign_id):
+    """The GM switches the dashboard between cards and compact rows, remembered for this
+    campaign (Membership.dashboard_view), and sees the dashboard again."""
+    membership = get_gm_membership(request, campaign_id)
+    try:
+        campaign_services.dashboard_view_set(
+            membership_id=membership.pk, view=request.POST.get("view", "")
+        )
+    except campaign_services.CampaignError as error:
+        return HttpResponseBadRequest(str(error))
+    return redirect("campaign", campaign_id)
 
 
 @login_required

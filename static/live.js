@@ -10,6 +10,16 @@
 // the highlight and its announcement.
 (function () {
   "use strict";
+  // The GM's dashboard shows its characters as cards or as compact rows: every htmx request
+  // of the page names that view (play/parts.py VIEW_HEADER), and so does the stream's address
+  // (below), so that answers and pushes bring the partials this page shows.
+  var viewElement = document.querySelector("[data-dashboard-view]");
+  var view = viewElement ? viewElement.getAttribute("data-dashboard-view") : "";
+  if (view) {
+    document.body.addEventListener("htmx:configRequest", function (evt) {
+      evt.detail.headers["X-Dashboard-View"] = view;
+    });
+  }
   var root = document.getElementById("live");
   var stream = document.getElementById("live-stream");
   if (!root || !stream || !window.htmx) return;
@@ -158,6 +168,8 @@
     var incoming = fragment.id === target.id ? fragment : fragment.querySelector("#" + target.id);
     if (!pushing) {
       if (incoming && older(incoming, target)) evt.detail.shouldSwap = false;
+      // An action's answer: who sees the quick actions stays as the GM chose it.
+      else keepTyping(target, "select.visibility");
       return;
     }
     window.clearTimeout(coming[id]);
@@ -177,9 +189,9 @@
 
   // What the person was typing in the card survives its refresh: values, focus, caret.
   var typed = {}; // card id -> the fields typed in when its refresh arrived
-  function keepTyping(card) {
+  function keepTyping(card, selector) {
     var fields = [];
-    card.querySelectorAll("input[id], textarea[id], select[id]").forEach(function (field) {
+    card.querySelectorAll(selector || "input[id], textarea[id], select[id]").forEach(function (field) {
       var changed = field.type === "checkbox" || field.type === "radio"
         ? field.checked !== field.defaultChecked : field.value !== field.defaultValue;
       if (changed || field === document.activeElement) fields.push(field);
@@ -288,6 +300,7 @@
     var query = [];
     var cards = shownCards();
     if (cards) query.push("cards=" + cards);
+    if (view) query.push("view=" + encodeURIComponent(view));
     if (lastId) query.push("after=" + encodeURIComponent(lastId));
     return createEventSource(url + (query.length ? "?" + query.join("&") : ""));
   };

@@ -362,6 +362,14 @@ ROUTES = [
     # play/urls.py
     Route("campaign", ("get",), _c("campaign"), MEMBERS),
     Route(
+        "dashboard_view",
+        ("post",),
+        _c("dashboard_view"),
+        GM_ONLY,
+        data=lambda w: {"view": "compact"},
+        ok={"post": Answer(302, location=_campaign, writes=True)},
+    ),
+    Route(
         "character_create",
         ("get", "post"),
         _c("character_create"),

@@ -8,7 +8,7 @@ from characters.models import Character
 from journal.texts import game_time as game_time_text
 from journal.texts import in_language
 from play.actions import PARTY_ACTIONS
-from play.cards import CSRF_PLACEHOLDER, card_html, csrf_input
+from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input
 from play.selectors import fight_candidates, fight_view
 
 register = template.Library()
@@ -35,10 +35,11 @@ def modifier_label(modifier: dict) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def render_card(context, character, oob=False):
-    """The card of `character` (see card_html), with this request's CSRF token."""
+def render_card(context, character, oob=False, view=CARDS):
+    """The card of `character` (see card_html), or its compact row, with this request's CSRF
+    token."""
     campaign, membership = context["campaign"], context["membership"]
-    html = card_html(character, campaign=campaign, membership=membership, oob=oob)
+    html = card_html(character, campaign=campaign, membership=membership, oob=oob, view=view)
     # Safe: the cached HTML is the template's own output, the token input is escaped.
     return mark_safe(html.replace(CSRF_PLACEHOLDER, csrf_input(get_token(context["request"]))))
 

@@ -28,12 +28,17 @@ def card_html(client, campaign, character, language="fr"):
 
 def offered(html) -> set[str]:
     """The actions a card's controls offer (quick buttons and links), by name."""
-    return set(re.findall(r'data-action="(\w+)"', html)) - {"edit"}
+    return set(re.findall(r'data-action="(\w+)"', html)) - {"edit", "damage_full"}
 
 
 def missing(html) -> dict[str, str]:
-    items = re.findall(r'<li data-missing="(\w+)">(.*?)</li>', html, re.S)
-    return {name: htmllib.unescape(re.sub(r"<[^>]+>", "", text)) for name, text in items}
+    """Each missing action's line, by name (actions refused for one reason share a line)."""
+    items = re.findall(r'<li data-missing="([\w ]+)">(.*?)</li>', html, re.S)
+    return {
+        name: htmllib.unescape(re.sub(r"<[^>]+>", "", text))
+        for names, text in items
+        for name in names.split()
+    }
 
 
 def test_every_action_is_an_engine_operation():
@@ -61,8 +66,12 @@ def test_r16_a_dead_character_offers_only_revival(gm_client, campaign, pc):
     assert offered(html) == {"revive"}
     assert 'class="quick"' not in html  # no damage, healing or Flux buttons at all
     assert set(missing(html)) == set(ACTIONS) - {"revive"}
-    assert "Isaure est mort·e" in missing(html)["damage"]
-    assert missing(html)["damage"].endswith("(R16)")
+    # One line for the dozen actions death refuses, naming R16 once.
+    line = missing(html)["damage"]
+    assert line.startswith("Dégâts, Soigner, Dépenser du Flux, Récupérer du Flux, Test, ")
+    assert "\u00a0: Isaure est mort·e : aucune règle ne permet cette action" in line
+    assert line.endswith("R16).") and line.count("R16") == 1
+    assert html.count("data-missing=") == 1
 
 
 def test_r11_a_character_in_a_coma_is_stabilised_healed_or_woken_by_the_gm(gm_client, campaign, pc):
