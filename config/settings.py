@@ -132,6 +132,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
         "timeout": env_int("DATABASE_POOL_TIMEOUT", 10),
     }
 
+# Live streams (live/stream.py) one account may hold open in one app process; past that the
+# page polls for changes instead.
+LIVE_STREAMS_PER_ACCOUNT = env_int("LIVE_STREAMS_PER_ACCOUNT", 8)
+
 # Several app hosts (README, "Several app hosts"). Live updates keep ONE direct LISTEN
 # connection per process: it needs a session of its own, which PgBouncer's transaction mode
 # does not give, so behind PgBouncer point DATABASE_LISTEN_URL at PostgreSQL itself.

@@ -21,7 +21,7 @@ import hmac
 import json
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -347,10 +347,11 @@ def walk_chain(campaign_id: int, *, start: AuditEntry | None = None) -> ChainWal
     return walk_rows(rows, previous=previous, expected=expected)
 
 
-def verify_entries(entries: Iterable[AuditEntry]) -> ChainWalk:
-    """`walk_rows` over entries not read from this database: a campaign archive's, in order
-    from its first, checked before anything is written (journal/archive.py)."""
-    return walk_rows(tuple(getattr(entry, name) for name in _READ) for entry in entries)
+def verify_records(records: Iterable[Mapping[str, Any]]) -> ChainWalk:
+    """`walk_rows` over entries not read from this database, each a mapping of column
+    (attname) to value: a campaign archive's, in order from its first, checked before
+    anything is written (journal/archive.py)."""
+    return walk_rows(tuple(record[name] for name in _READ) for record in records)
 
 
 def walk_rows(rows: Iterable[tuple], *, previous: str = "", expected: int = 1) -> ChainWalk:

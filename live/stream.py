@@ -40,6 +40,19 @@ stream's own position (so it is never re-examined), but no `id:` line is sent fo
 viewer learns nothing, not even that something happened; after a reconnection the server
 re-reads from the last id the client saw and skips it again.
 
+A stream ends with a last message the page understands, and no `id:`:
+
+    event: end
+    data: {"reason": "logout"}
+
+`logout` (its session was ended or no longer holds: logged out, password changed, account
+disabled), `expired` (its session expired), `removed` (no longer a member of the campaign), or
+`busy` (this account already holds STREAMS_PER_ACCOUNT streams in this process: the page polls
+instead). A guard per process checks every open stream's session and membership every
+GUARD_EVERY seconds in two or three queries, whatever the number of streams; a change
+announced to a stream whose viewer is no longer a member ends it too. static/live.js then
+stops reconnecting and says why (or polls, when busy).
+
 Order of operations, so that nothing is lost or sent twice: subscribe (on PostgreSQL, once
 this process LISTENs), then read the log after the client's id, then take live events whose id
 is above everything already read. When the listening connection comes back after a drop,
@@ -59,17 +72,21 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
+from importlib import import_module
 
 from asgiref.sync import SyncToAsync, sync_to_async
 from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.auth.decorators import login_required
+from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
 from django.core.handlers.asgi import ASGIRequest
 from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Max
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.middleware.csrf import get_token
 from django.urls import get_script_prefix, set_script_prefix
-from django.utils import translation
+from django.utils import timezone, translation
+from django.utils.crypto import constant_time_compare
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
@@ -88,6 +105,8 @@ RETRY_MS = 2000  # how long EventSource waits before reconnecting
 MAX_CARDS = 1000  # card ids a page may name
 RETRY_DELAYS = (0.05, 0.25)  # seconds before a failed read is tried again
 LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what ends a line of an event stream
+STREAMS_PER_ACCOUNT = settings.LIVE_STREAMS_PER_ACCOUNT  # open streams per account per process
+GUARD_EVERY = 2.0  # seconds between two checks of every open stream's session and membership
 
 
 @dataclass(frozen=True)
@@ -148,6 +167,20 @@ class CardsMessage:
 
     def sse(self, token_input: str) -> bytes:
         return self.body.replace(CSRF_PLACEHOLDER, token_input).encode()
+
+
+@dataclass(frozen=True)
+class End:
+    """The stream's last message: why it ends (see the module's docstring)."""
+
+    reason: str
+
+    @cached_property
+    def sse(self) -> bytes:
+        return f"event: end\ndata: {json.dumps({'reason': self.reason})}\n\n".encode()
+
+
+LOGOUT, EXPIRED, REMOVED, BUSY = (End(r) for r in ("logout", "expired", "removed", "busy"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -402,6 +435,142 @@ async def cards_message(event: live.Event, user_id: int, shown: Shown, change, m
 
 
 # ---------------------------------------------------------------------------------------------
+# The guard: streams end at logout, at the session's expiry, at removal from the campaign
+
+
+@dataclass(eq=False)
+class Watch:
+    """One open stream, as the guard sees it. `session_key` None: a stream opened without a
+    session (tests): only its membership is checked."""
+
+    campaign_id: int
+    user_id: int
+    session_key: str | None
+    queue: asyncio.Queue
+
+
+def _session_state(watches: list[Watch]) -> dict[str, End]:
+    """Why each of these sessions no longer holds its stream's viewer, by session key (those
+    that still hold are left out)."""
+    engine = import_module(settings.SESSION_ENGINE)
+    keys = {w.session_key: w.user_id for w in watches if w.session_key}
+    if not keys:
+        return {}
+    store_class = engine.SessionStore
+    sessions: dict[str, dict] = {}
+    ended: dict[str, End] = {}
+    if issubclass(store_class, DatabaseSessionStore):
+        # Every session in one query: those gone were logged out (or cleared).
+        now = timezone.now()
+        rows = store_class.get_model_class().objects.filter(session_key__in=list(keys))
+        decoder = store_class()
+        for key, data, expires in rows.values_list("session_key", "session_data", "expire_date"):
+            if expires <= now:
+                ended[key] = EXPIRED
+            else:
+                sessions[key] = decoder.decode(data)
+    else:
+        for key in keys:
+            data = store_class(session_key=key).load()  # {} once gone or expired
+            if data:
+                sessions[key] = data
+    users = {
+        user.pk: user
+        for user in get_user_model()._default_manager.filter(
+            pk__in=set(keys.values()), is_active=True
+        )
+    }
+    for key, user_id in keys.items():
+        if key in ended:
+            continue
+        data, user = sessions.get(key), users.get(user_id)
+        if data is None or user is None or str(data.get(SESSION_KEY)) != str(user_id):
+            ended[key] = LOGOUT
+            continue
+        # The session's hash follows the password: changing it elsewhere ends this session.
+        given = data.get(HASH_SESSION_KEY) or ""
+        hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
+        if not any(constant_time_compare(given, h) for h in hashes):
+            ended[key] = LOGOUT
+    return ended
+
+
+def _ended(watches: list[Watch]) -> list[tuple[Watch, End]]:
+    """The streams among `watches` that must end, and why."""
+    sessions = _session_state(watches)
+    pairs = {(w.campaign_id, w.user_id) for w in watches}
+    members = set(
+        Membership.objects.filter(
+            campaign_id__in={c for c, _ in pairs}, user_id__in={u for _, u in pairs}
+        ).values_list("campaign_id", "user_id")
+    )
+    found = []
+    for watch in watches:
+        if watch.session_key in sessions:
+            found.append((watch, sessions[watch.session_key]))
+        elif (watch.campaign_id, watch.user_id) not in members:
+            found.append((watch, REMOVED))
+    return found
+
+
+class Guard:
+    """This event loop's open streams: counted per account, checked every GUARD_EVERY
+    seconds while any is open."""
+
+    def __init__(self) -> None:
+        self.watches: set[Watch] = set()
+        self.task: asyncio.Task | None = None
+
+    def count(self, user_id: int) -> int:
+        return sum(1 for w in self.watches if w.user_id == user_id)
+
+    def add(self, watch: Watch) -> None:
+        self.watches.add(watch)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(
+                self._run(), name="chroniqueur-live-guard"
+            )
+
+    def remove(self, watch: Watch) -> None:
+        self.watches.discard(watch)
+        if not self.watches and self.task is not None:
+            self.task.cancel()
+            self.task = None
+
+    async def _run(self) -> None:
+        while self.watches:
+            await asyncio.sleep(GUARD_EVERY)
+            watches = list(self.watches)
+            if not watches:
+                break
+            try:
+                found = await read(_ended, watches)
+            except (OperationalError, InterfaceError):
+                continue  # the database is away: the next round checks again
+            for watch, end in found:
+                watch.queue.put_nowait(end)
+
+
+_guards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Guard] = weakref.WeakKeyDictionary()
+
+
+def guard() -> Guard:
+    loop = asyncio.get_running_loop()
+    found = _guards.get(loop)
+    if found is None:
+        found = _guards[loop] = Guard()
+    return found
+
+
+def _still_member(campaign_id: int, user_id: int) -> Membership | None:
+    return (
+        Membership.objects.select_related("campaign")
+        .filter(campaign_id=campaign_id, user_id=user_id)
+        .first()
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # The stream
 
 
@@ -429,12 +598,20 @@ async def change_stream(
     shown: Shown = NOTHING_SHOWN,
     token_input: str = "",
     heartbeat: float = HEARTBEAT,
+    session_key: str | None = None,
 ) -> AsyncIterator[bytes]:
     """The SSE body: what was missed after `after` (None: nothing), then live changes, with
-    the cards `shown` says the page shows (`token_input`: this viewer's CSRF field for them)."""
+    the cards `shown` says the page shows (`token_input`: this viewer's CSRF field for them),
+    until the viewer's session (`session_key`) or membership ends (an `end` message)."""
     release_request_thread()
     campaign_id, user_id = membership.campaign_id, membership.user_id
+    streams = guard()
+    if streams.count(user_id) >= STREAMS_PER_ACCOUNT:
+        yield f"retry: {RETRY_MS}\n: busy\n\n".encode() + BUSY.sse
+        return
     queue = await live.subscribe(campaign_id)
+    watch = Watch(campaign_id, user_id, session_key, queue)
+    streams.add(watch)
     _watch(campaign_id, user_id, 1)
     try:
         if after is None:
@@ -452,7 +629,15 @@ async def change_stream(
             except TimeoutError:
                 yield b": heartbeat\n\n"
                 continue
+            if isinstance(item, End):
+                yield item.sse
+                return
             if item is live.RESYNC:
+                # Read as a member now, or not at all.
+                membership = await read(_still_member, campaign_id, user_id)
+                if membership is None:
+                    yield REMOVED.sse
+                    return
                 changes, head = await read(missed_changes, membership, position)
                 for change in changes:
                     yield change.sse
@@ -462,7 +647,8 @@ async def change_stream(
                 continue  # already read from the log
             seen = await visible_change(item, user_id, shown)
             if seen is None:
-                return  # removed from the campaign: nothing more for them
+                yield REMOVED.sse  # nothing more for them
+                return
             change, member = seen
             position = item.log_id
             if change.anything:
@@ -471,6 +657,7 @@ async def change_stream(
                 message = await cards_message(item, user_id, shown, change, member)
                 yield message.sse(token_input)
     finally:
+        streams.remove(watch)
         _watch(campaign_id, user_id, -1)
         live.unsubscribe(campaign_id, queue)
 
@@ -510,19 +697,43 @@ def holds_streams(request) -> bool:
     return isinstance(request, ASGIRequest)
 
 
+def _viewer(request, campaign_id: int) -> Membership | None:
+    """The member this stream is for (None: not logged in, or not a member), read in one go
+    on the request's thread, whose connection then goes back at once: the stream outlives it
+    (its reads go through the shared reader threads)."""
+    try:
+        if not request.user.is_authenticated:
+            return None
+        return (
+            Membership.objects.select_related("campaign")
+            .filter(campaign_id=campaign_id, user=request.user)
+            .first()
+        )
+    finally:
+        connections.close_all()
+
+
+# Streams opening at once (every phone reconnecting after a restart) read their viewer a few at
+# a time: they never hold more than OPENING_SLOTS + READ_THREADS of the pool's connections,
+# and the GM's actions find theirs (tests/live/test_storm.py).
+OPENING_SLOTS = 3
+_opening: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _opening_slots() -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    found = _opening.get(loop)
+    if found is None:
+        found = _opening[loop] = asyncio.Semaphore(OPENING_SLOTS)
+    return found
+
+
 @require_GET
 async def events(request, campaign_id: int):
-    user = await request.auser()
-    if not user.is_authenticated:
-        raise Http404
-    membership = (
-        await Membership.objects.select_related("campaign")
-        .filter(campaign_id=campaign_id, user=user)
-        .afirst()
-    )
-    # The stream outlives this request's database connection: give it back now (its reads
-    # go through the shared reader threads).
-    await sync_to_async(connections.close_all)()
+    async with _opening_slots():
+        membership = await sync_to_async(_viewer)(request, campaign_id)
     if membership is None:
         raise Http404
     if not holds_streams(request):
@@ -534,6 +745,7 @@ async def events(request, campaign_id: int):
         _after(request),
         shown=_shown(request),
         token_input=csrf_input(get_token(request)),
+        session_key=request.session.session_key,
     )
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"

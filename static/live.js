@@ -37,6 +37,8 @@
   var pending = {}; // character id -> true while its update, started by an event, is on its way
   var coming = {}; // character id -> the timer that refetches it if its announced HTML is late
   var pushing = false; // htmx is swapping the stream's `cards` message
+  var source = null; // the stream's EventSource, once the extension opened it
+  var over = false; // the server ended the stream for good (`end`): no reconnecting, no polling
   var text = root.querySelector("[data-live-text]");
   var announcer = document.getElementById("live-announcer");
 
@@ -302,8 +304,29 @@
     if (cards) query.push("cards=" + cards);
     if (view) query.push("view=" + encodeURIComponent(view));
     if (lastId) query.push("after=" + encodeURIComponent(lastId));
-    return createEventSource(url + (query.length ? "?" + query.join("&") : ""));
+    source = createEventSource(url + (query.length ? "?" + query.join("&") : ""));
+    source.addEventListener("end", function (evt) { end(JSON.parse(evt.data).reason); });
+    return source;
   };
+
+  // The stream's last message (live/stream.py, `end`): this account holds too many streams
+  // here (`busy`: poll instead), or its session or membership ended: say so, with the way
+  // back, and stop. Closing the EventSource before the server's close reaches it keeps the
+  // browser and the extension from reconnecting.
+  function end(reason) {
+    if (source) source.close();
+    delete root.dataset.connected;
+    if (reason === "busy") {
+      startPolling();
+      setState("busy"); // polling, and why
+      return;
+    }
+    over = true;
+    stopPolling();
+    setState(text.dataset[reason] ? reason : "logout");
+    var link = root.querySelector(reason === "removed" ? "[data-live-home]" : "[data-live-login]");
+    if (link) link.hidden = false;
+  }
 
   stream.addEventListener("htmx:sseOpen", function () {
     failures = 0;
@@ -314,6 +337,7 @@
   // The browser reconnects by itself (with Last-Event-ID), the extension once the browser has
   // given up; the page polls when the server refused the stream or it keeps failing.
   stream.addEventListener("htmx:sseError", function (evt) {
+    if (over) return;
     failures += 1;
     delete root.dataset.connected;
     var closed = evt.detail.source && evt.detail.source.readyState === EventSource.CLOSED;
@@ -350,6 +374,7 @@
 
   // Until the stream opens again (htmx:sseOpen).
   function startPolling() {
+    if (over) return;
     setState("polling");
     if (pollTimer) return;
     poll();

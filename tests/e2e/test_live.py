@@ -236,6 +236,10 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
     assert card_requests != []
     assert sheet.evaluate("window.__no_reload") == "still here"
     sheet.screenshot(path=artifacts / "live-sheet-after-reconnect.png", full_page=True)
+    # The GM's last answer is swapped before the page closes (a page closed under a swap
+    # logs htmx:oobErrorNoTarget for each of its parts).
+    expect(gm_card.locator("[data-testid=flux]")).to_have_text(flux)
+    expect(dashboard.locator(".htmx-request")).to_have_count(0)
     gm_context.close()
     player_context.close()
     _only_network_errors(console_errors)

@@ -279,17 +279,15 @@ def head_seal(archive: dict) -> str:
 def rechained(archive: dict, position: int, key: bytes) -> dict:
     """The archive with entry `position` rewritten and the chain from it recomputed with
     `key`, seal included: what someone with the file and the code, not the key, can do."""
-    entries = archive_module.log_entries(archive)
-    entries[position].text_fr = "R10 · PV : 14 → 14 (rien ne s’est passé)"
-    previous = entries[position - 1].hash if position else ""
-    for entry in entries[position:]:
-        entry.prev_hash = previous
-        entry.hash = audit.entry_hash(entry, key)
-        previous = entry.hash
+    records = archive_module.log_records(archive)
+    records[position]["text_fr"] = "R10 · PV : 14 → 14 (rien ne s’est passé)"
+    previous = records[position - 1]["hash"] if position else ""
+    for record in records[position:]:
+        record["prev_hash"] = previous
+        record["hash"] = previous = audit.entry_hash(AuditEntry(**record), key)
     fields = archive["log_fields"]
-    rows = [
-        json.loads(json.dumps([getattr(e, f) for f in fields], default=_plain)) for e in entries
-    ]
+    rows = [[record[f] for f in fields] for record in records]
+    rows = json.loads(json.dumps(rows, default=_plain))
     forged = {**archive, "log": rows}
     forged["seal"] = head_seal(forged)
     return forged

@@ -370,8 +370,9 @@ def test_a_member_removed_from_the_campaign_stops_hearing_of_it(world):
         player = await open_stream(world.player_membership)
         await Membership.objects.filter(pk=world.player_membership.pk).adelete()
         await adamage(world.campaign, world.gm, world.pc)
-        await asyncio.wait_for(player.task, WAIT)  # the stream ended
-        assert all(parse(c) is None for c in player.raw)
+        await asyncio.wait_for(player.task, WAIT)  # the stream ended, saying why, and only that
+        messages = [m for m in (parse(c) for c in player.raw) if m is not None]
+        assert messages == [{"id": None, "event": "end", "data": {"reason": "removed"}}]
         await player.close()
 
     play(scenario)
@@ -681,7 +682,7 @@ def test_an_open_stream_holds_no_thread(world, gm_client):
 
     async def scenario():
         threads_before = threading.active_count()
-        for _ in range(STREAMS := 12):
+        for _ in range(STREAMS := stream.STREAMS_PER_ACCOUNT):  # one account's most
             stream_ = ApplicationCommunicator(application, scope)
             await stream_.send_input({"type": "http.request", "body": b"", "more_body": False})
             start = await stream_.receive_output(WAIT)
