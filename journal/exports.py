@@ -42,6 +42,7 @@ CSV_COLUMNS = (
     ("before", "Avant", "Before"),
     ("after", "Après", "After"),
     ("text", "Texte", "Text"),
+    ("steps", "Raisonnement", "Reasoning"),
     ("roll", "Jet", "Roll"),
     ("visibility", "Visibilité", "Visibility"),
     ("reverts", "Annule l’entrée", "Reverts entry"),
@@ -90,6 +91,7 @@ def entry_record(entry: AuditEntry, lang: str) -> dict:
         "before": entry.before,
         "after": entry.after,
         "text": entry.text(lang),
+        "steps": entry.steps_text(lang),
         "roll": entry.roll,
         "visibility": entry.visibility,
         "reverts": entry.reverts_id,
@@ -169,6 +171,7 @@ def csv_row(record: dict, lang: str) -> list:
         "field": field_name(field)[index],
         "before": _in_game_time(field, record["before"], index),
         "after": _in_game_time(field, record["after"], index),
+        "steps": " | ".join(record["steps"]),
     }
     if not record["field"]:
         values["field"] = ""
@@ -236,7 +239,8 @@ def markdown_line(entry: AuditEntry, lang: str) -> str:
         parts.append(f"_{md_escape(roll_summary(entry, lang))}_")
     elif entry.actor_name:
         parts.append(f"_{md_escape(entry.actor_name)}_")
-    return "- " + " · ".join(parts) + "\n"
+    steps = "".join(f"  - {md_escape(step)}\n" for step in entry.steps_text(lang))
+    return "- " + " · ".join(parts) + "\n" + steps
 
 
 def as_markdown(

@@ -116,6 +116,21 @@ class AuditEntry(models.Model):
     def text(self, language: str) -> str:
         return self.text_en if language == "en" else self.text_fr
 
+    def steps_text(self, language: str) -> list[str]:
+        """The action's rule steps kept on this entry, each "R3 · …", in `language`."""
+        return [
+            f"{step['rule_id']} · {step['en'] if language == 'en' else step['fr']}"
+            for step in self.steps or ()
+        ]
+
+    @property
+    def shown_steps(self) -> list[str]:
+        """The steps in the language of the page being rendered."""
+        return [
+            f"{step['rule_id']} · {in_language(step['fr'], step['en'])}"
+            for step in self.steps or ()
+        ]
+
     @property
     def shown_text(self) -> str:
         """The sentence in the language of the page being rendered (templates do not choose)."""

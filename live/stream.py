@@ -29,9 +29,12 @@ HTML (templates/play/_row.html) instead of the card's.
 
 That HTML is what the card's own URL would return to this viewer (the same permission check,
 with the membership re-read at the event, and the same cached HTML: play/cards.py). A
-change thus costs each process one read per viewer, not one request per open card. Every other
-element (a player's rows of the party) and every change a stream catches up on after a
-reconnection come as ids only, and the page refetches them through the viewer's permissions.
+change thus costs each process one read of the event for all of its campaign's viewers
+(`_event_views`: their memberships and the batch, judged per viewer by
+journal.visibility.sees_entry) and one render per viewer and card, not one request per open
+card. Every other element (a player's rows of the party) and every change a stream catches up
+on after a reconnection come as ids only, and the page refetches them through the viewer's
+permissions.
 
 The id is the last audit entry of the batch that made the change. What a viewer is told goes
 through journal.visibility: a batch is announced to a viewer only with the characters of the

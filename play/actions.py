@@ -184,6 +184,22 @@ class WakeForm(ActionForm):
         help_text=_("A burn's pain, a bloody cough… Empty: what knocked the character out."),
     )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        character = self.character
+        if character is not None and character.vital == "stabilised" and not character.down_cause:
+            # Nothing says what knocked them out: a sequel (R14) must not be left without one.
+            # (Only when they may try: otherwise the refusal says why they may not, R13.)
+            field = self.fields["sequel_cause"]
+            field.required = True
+            field.help_text = _(
+                "A burn's pain, a bloody cough… Nothing says what knocked the character out: "
+                "write it."
+            )
+            field.error_messages["required"] = _(
+                "Nothing says what knocked this character out: write the sequel's trauma (R14)."
+            )
+
     def arguments(self):
         return {"sequel_cause": self.cleaned_data["sequel_cause"]}
 

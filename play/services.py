@@ -1261,7 +1261,8 @@ def _check_owner(t: _Table, key: str, kind: str, owner_id: int | None) -> None:
 
 
 def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
-    """One draft per check, roll and change, in the order they happened."""
+    """One draft per check, roll and change, in the order they happened; the action's rule
+    steps (`_keep_steps`) on the first of them."""
     people, names = _people(outcome.changes), _fighters(outcome.changes, rows)
     drafts = []
     for event in outcome.events:
@@ -1271,7 +1272,24 @@ def _drafts(action: str, outcome: engine.Outcome, rows: dict[str, Character]):
             drafts.append(_roll_draft(action, event, rows))
         else:
             drafts.append(_change_draft(action, event, rows, people, names))
+    _keep_steps(drafts, outcome)
     return drafts
+
+
+def _steps_of(outcome: engine.Outcome) -> list[dict]:
+    """Every line of reasoning the action showed (a storey shift, a halving, PA ignored, a
+    modifier, an odd die counting 0…), as the audit log keeps them."""
+    return [{"rule_id": line.rule_id, "fr": line.fr, "en": line.en} for line in outcome.lines]
+
+
+def _keep_steps(drafts: list[audit.Draft], outcome: engine.Outcome) -> None:
+    """The steps go on the first entry that has the action's own visibility (not one the GM
+    alone sees whatever the action's, like the GM's notes), else on the first: they are part
+    of its hash, and the history and exports show them with it."""
+    if not drafts or not outcome.lines:
+        return
+    holder = next((d for d in drafts if d.visibility is None), drafts[0])
+    holder.steps = _steps_of(outcome)
 
 
 def _fighters(changes, rows: dict[str, Character]) -> dict[str, str]:

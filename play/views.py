@@ -245,6 +245,9 @@ def _odds_answer(form, campaign, character, action):
     # The odds do not depend on who sees the roll or on dice typed in (half-typed, maybe).
     for name in ("visibility", "dice"):
         form.fields.pop(name, None)
+    # Nor on the sequel's cause that waking may ask for (WakeForm, R14).
+    if "sequel_cause" in form.fields:
+        form.fields["sequel_cause"].required = False
     if not form.is_valid():
         name, errors = next(iter(form.errors.items()))
         if name in form.fields:

@@ -302,10 +302,13 @@ def wake_try(
         stat = SEQUEL_TABLE[d6.total]
         sequel = Sequel(stat, cause or character.down_cause, d6.total, tx.now)
         tx.set(key, "sequels", (*character.sequels, sequel), "R14")
+        # The clock's own tries (R13 each hour) know no more than the damage's cause.
+        named_fr = f" « {sequel.cause} »" if sequel.cause else ""
+        named_en = f" '{sequel.cause}'" if sequel.cause else ""
         tx.say(
             "R14",
-            f"séquelle « {sequel.cause} » : {stat} −1, Survie −1 (R7)",
-            f"sequel '{sequel.cause}': {stat} −1, Survival −1 (R7)",
+            f"séquelle{named_fr} : {stat} −1, Survie −1 (R7)",
+            f"sequel{named_en}: {stat} −1, Survival −1 (R7)",
             key,
         )
         tx.set(key, "pv", max(character.pv, 1), "R13")
@@ -383,7 +386,8 @@ def attempt_wake(
 ) -> Outcome:
     """R13 by hand: a stabilised character tries to wake, at most once per game hour.
 
-    `sequel_cause` is the GM's text for the sequel (R14); by default the damage's cause.
+    `sequel_cause` is the GM's text for the sequel (R14); by default the damage's cause (the
+    action's form asks for one when that is unknown: play/actions.py WakeForm).
     """
     require_wake(campaign.character(key), campaign.clock)
     tx = Transaction(campaign, rng, ruleset)

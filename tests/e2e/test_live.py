@@ -179,6 +179,10 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
             time.sleep(0.05)
         after = _vitals(world.db, pk)
         assert after != before, f"{button} changed nothing"
+        # The answer (or the stream) redraws the GM's card after the commit: the next action
+        # types into the new card, not into one about to be replaced.
+        expect(gm_card.locator("[data-testid=pv]")).to_have_text(after[0])
+        expect(gm_card.locator("[data-testid=flux]")).to_have_text(after[1])
         return after
 
     # The second dashboard has an amount typed in the card, not yet sent.

@@ -249,7 +249,8 @@ def test_r5_a_roll_opens_to_its_full_breakdown(gm_client, world):
     (roll,) = run(world.campaign, world.gm, "check", data, character=world.pc, typed=[11]).entries
     content = gm_client.get(reverse("history", args=[world.campaign.pk])).content.decode()
     start = content.index(f'id="entry-{roll.pk}"')
-    item = content[start : content.index("</li>", start)]
+    end = content.find('data-testid="entry"', start + 40)  # the next entry, if any
+    item = content[start : end if end > 0 else None]
     assert "<details" in item
     assert "1d20 → 11" in item
     assert "<dt>VAI · Survie</dt>" in item

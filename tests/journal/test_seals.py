@@ -161,3 +161,25 @@ def test_the_seal_endpoint_sees_an_entry_rewritten_after_the_seal_without_the_ke
     answer = player_client.get(url, {"seal": kept}).json()
     assert answer["extends"] is False and answer["problem"] == "broken"
     assert f"l’entrée n°\u00a0{later.pk} a été modifiée après avoir été écrite" in answer["message"]
+
+
+def test_an_open_pages_check_reads_a_bounded_stretch_verify_log_reads_all(
+    played, player_client, monkeypatch
+):
+    """A page's check stays quick however old the seal (SEAL_CHECK_LIMIT entries after it);
+    `verify_log --seal` is the full proof."""
+    campaign = played.campaign
+    kept = str(audit.seal_for(campaign.pk))
+    for _ in range(3):
+        run(campaign, played.gm, "damage", {"amount": "3"}, character=played.pc)
+    monkeypatch.setattr(audit, "SEAL_CHECK_LIMIT", 2)
+    from tests.journal.test_chain import rewrite
+
+    last = entries(campaign)[-1]
+    rewrite(last.pk, audit.derived_key("pas la bonne clef"), text_fr="R3 · autre chose")
+    url = reverse("history_seal", args=[campaign.pk])
+    assert player_client.get(url, {"seal": kept}).json()["extends"] is True
+    with pytest.raises(CommandError):
+        call_command("verify_log", "--seal", kept, stdout=StringIO())
+    monkeypatch.setattr(audit, "SEAL_CHECK_LIMIT", 20_000)
+    assert player_client.get(url, {"seal": kept}).json()["problem"] == "broken"
