@@ -138,6 +138,17 @@
     return true;
   }
 
+  // The fight section redrawn (a live refetch, another action's answer) while the GM ticks
+  // who starts a fight: the ticks and the open form survive it.
+  var fightOpen = false;
+  function keepFight(target) {
+    if (!target || target.id !== "fight") return;
+    fightOpen = !!target.querySelector("details[open]");
+    keepTyping(target);
+  }
+  document.body.addEventListener("htmx:beforeSwap", function (evt) { keepFight(evt.detail.target); });
+  document.body.addEventListener("htmx:oobBeforeSwap", function (evt) { keepFight(evt.detail.target); });
+
   // A card refetched: its own partial, or this page again.
   document.body.addEventListener("htmx:beforeSwap", function (evt) {
     var target = evt.detail.target, id = cardId(target);
@@ -266,6 +277,11 @@
   }
   document.body.addEventListener("htmx:load", function (evt) {
     var el = evt.detail.elt;
+    if (el && el.id === "fight" && fightOpen) {
+      var details = el.querySelector("details");
+      if (details) details.open = true;
+      fightOpen = false;
+    }
     if (el && (el.id === "fight" || el.id === "fight-strip")) {
       window.setTimeout(function () { checkSeats(el); }, 0);
     }

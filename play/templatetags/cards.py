@@ -4,11 +4,12 @@ from django import template
 from django.middleware.csrf import get_token
 from django.utils.safestring import mark_safe
 
+from characters.models import Character
 from journal.texts import game_time as game_time_text
 from journal.texts import in_language
 from play.actions import PARTY_ACTIONS
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input
-from play.selectors import characters_for_cards, fight_candidates, fight_view
+from play.selectors import fight_candidates, fight_view
 
 register = template.Library()
 
@@ -55,7 +56,14 @@ def fight_section(context, rows=None):
     fight = fight_view(campaign, rows)
     candidates = []
     if fight is None:
-        candidates = fight_candidates(rows if rows is not None else characters_for_cards(campaign))
+        # An action's answer redraws the section without the page's rows: one light read.
+        candidates = fight_candidates(
+            rows
+            if rows is not None
+            else Character.objects.filter(campaign=campaign)
+            .order_by("kind", "name", "pk")
+            .only("pk", "name", "kind", "vital")
+        )
     return {"fight": fight, "candidates": candidates}
 
 

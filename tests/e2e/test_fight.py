@@ -53,6 +53,12 @@ class Gate:
 def _context(browser, live_server, console_errors, viewport, username, **options):
     context = browser.new_context(viewport=viewport, locale="fr-FR", **options)
     context.add_init_script(HTMX_ERRORS)
+    # The log's seal, which live.js checks after each change, is tests/e2e/test_seals.py's:
+    # here its read could cross an action's write on the test server's one SQLite connection
+    # ("database table is locked"), as the polls could.
+    context.route(
+        f"{live_server.url}/c/*/history/seal.json**", lambda route: route.fulfill(json={})
+    )
     page = console_errors(context.new_page())
     log_in(page, live_server.url, username)
     return context, page
@@ -201,6 +207,14 @@ def test_r33_a_gm_runs_a_fight_and_the_player_follows_their_turn(
     table.section.locator("summary").click()
     for character in (npc, other_pc, pc):
         table.section.locator(f"input[name=fighters][value='{character.pk}']").check()
+    # A live refetch of the section (another tab moved the clock) keeps the form and its ticks.
+    page.evaluate(
+        "htmx.ajax('GET', location.pathname,"
+        " {target: '#fight', select: '#fight', swap: 'outerHTML'})"
+    )
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
+    expect(table.section.locator("details")).to_have_attribute("open", "")
+    expect(table.section.locator("input[name=fighters]:checked")).to_have_count(3)
     table.section.get_by_role("button", name="Commencer le combat").click()
     expect(table.result).to_contain_text("Début du combat")
     table.check("fight started")
