@@ -126,6 +126,17 @@ class Table:
         height = VIEWPORT["height"]
         assert box["y"] >= 0 and box["y"] + box["height"] <= height + 1, (where, box)
 
+    def unexpected_errors(self) -> list[str]:
+        """The console's errors, but for the 4xx answers the test asked for."""
+        return [
+            line
+            for line in self.console.errors
+            if not any(
+                url in line and ("status of 4" in line or line.startswith("4"))
+                for url in self.allowed
+            )
+        ]
+
     def check(self, name: str, *, shown=None):
         """What every step leaves true; `shown`: the element that must be on screen."""
         self.step += 1
@@ -143,15 +154,7 @@ class Table:
             "rgb(247, 245, 240)"
         ), where
         assert page.evaluate("window.__htmx_errors") == [], where
-        unexpected = [
-            line
-            for line in self.console.errors
-            if not any(
-                url in line and ("status of 4" in line or line.startswith("4"))
-                for url in self.allowed
-            )
-        ]
-        assert unexpected == [], where
+        assert self.unexpected_errors() == [], where
         # The cards show the server's numbers.
         for character in self.characters:
             row = Character.objects.get(pk=character.pk)

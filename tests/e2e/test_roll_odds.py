@@ -81,6 +81,13 @@ def test_each_roll_panel_shows_its_odds_before_rolling(
     expect(odds_of(panel)).to_have_text("70 %")
     expect(panel).to_contain_text("Chances de se réveiller (Survie, R13)")
     table.check("waking odds", shown=odds_of(panel))
+    # R14: nothing says what knocked him out, so the sequel's cause is asked for first;
+    # the refusal stays in the panel and the page stays whole.
+    table.expect_refusal(f"/c/{campaign.pk}/characters/{npc.pk}/act/wake/")
+    panel.get_by_role("button", name="Appliquer").click()
+    expect(panel).to_contain_text("écrivez le traumatisme de la séquelle")
+    table.check("the sequel's cause asked for", shown=panel.locator(".errors"))
+    panel.locator("input[name=sequel_cause]").fill("un coup de rapière")
     panel.get_by_role("button", name="Appliquer").click()
     expect(table.result(npc)).to_contain_text("Survie (VAI)")
     table.check("woken or not", shown=table.result(npc))
@@ -94,5 +101,5 @@ def test_each_roll_panel_shows_its_odds_before_rolling(
     expect(odds_of(form)).to_have_text("60 %")
     expect(form).to_contain_text("test de Survie (R10)")
     assert page.evaluate("window.__htmx_errors") == []
-    assert console_errors.errors == []
+    assert table.unexpected_errors() == []
     page.screenshot(path=artifacts / f"odds-{mode}-damage.png", caret="initial")
