@@ -166,7 +166,10 @@ def _asked(request, membership, results, character=None):
     """What the GM sees once the request is made: who was asked what, beside the card."""
     lang = current_language()
     entries = [entry for result in results for entry in result.entries]
-    lines = [entry.text_fr if lang == "fr" else entry.text_en for entry in entries]
+    lines = [
+        f"{entry.character_name} · {entry.text_fr if lang == 'fr' else entry.text_en}"
+        for entry in entries
+    ]
     if request.htmx:
         slot = parts.slot_for(character)
         merged = requests.services.Result(

@@ -21,6 +21,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import F
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -275,6 +276,9 @@ def _ask_due(campaign, rows, outcome, *, actor, visibility) -> list[RollRequest]
             character=row, kind=kind, status=RequestStatus.PENDING
         ).exists():
             continue
+        # A new version: the card, which shows the request, is drawn again (play/cards.py),
+        # even when the clock stopped before anything of the character changed.
+        Character.objects.filter(pk=row.pk).update(version=F("version") + 1)
         asked.append(
             RollRequest.objects.create(
                 campaign=campaign,
@@ -315,8 +319,8 @@ def _request_draft(request: RollRequest, actor, rows=None, *, said=None) -> audi
         field=REQUEST_FIELD,
         before=None if request.status == RequestStatus.PENDING else RequestStatus.PENDING.value,
         after={"request": request.pk, "kind": request.kind, "status": request.status},
-        text_fr=f"R34 · {character.name} — {said[0]} ({request.rule_id})",
-        text_en=f"R34 · {character.name} — {said[1]} ({request.rule_id})",
+        text_fr=f"R34 · {said[0]} ({request.rule_id})",
+        text_en=f"R34 · {said[1]} ({request.rule_id})",
         # Asked of a player, whatever the roll's own visibility: the player must see it.
         visibility=Visibility.EVERYONE,
     )

@@ -51,7 +51,7 @@ def test_r34_r5_the_gm_asks_from_the_card_and_both_see_the_odds(
     )  # fmt: skip
     assert response.status_code == 200
     html = response.content.decode()
-    assert "R34 · Isaure — Crochetage (ADR, 12) demandé à paul_joueur par gaelle_mj" in html
+    assert "Isaure · R34 · Crochetage (ADR, 12) demandé à paul_joueur par gaelle_mj (R5)" in html
     assert 'data-testid="undo"' not in html  # a request is cancelled, not undone
     request = RollRequest.objects.get(character=pc)
     # The card pushed with the answer shows the request waiting, and its odds.

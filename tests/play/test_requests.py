@@ -295,3 +295,18 @@ def test_r34_the_same_test_asked_of_several_players(campaign, gm, pc, other_pc, 
         )
     assert not RollRequest.objects.exists()
     assert RequestKind.CHECK == "check"
+
+
+def test_r34_r10_r11_from_borrowed_time_to_the_hour_that_asks(campaign, gm, player, pc):
+    _rules_on(campaign)
+    [request] = services.character_damage(character_id=pc.pk, actor=gm, amount=13).requests
+    requests.roll_request_answer(request_id=request.pk, actor=player, dice=[14])
+    # 08:10 the coma (R10, no roll); 09:10 −1 PV (R11, −PV 1 not above VAI 1); 10:10 −2 PV
+    # would ask a Survie: the clock stops there.
+    for _hour in range(2):
+        assert services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=60).requests == ()
+    [stopped] = services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=60).requests
+    assert (stopped.rule_id, stopped.due_at, stopped.clock_target) == ("R11", at(2, 10), at(3))
+    # The card shows it: the character's version moved, though the clock stopped before the
+    # hour touched anything of it.
+    assert Character.objects.get(pk=pc.pk).version > stopped.character.version
