@@ -302,9 +302,14 @@ def campaign_detail(request, campaign_id):
 
 
 def _dashboard(request, membership):
+    return dashboard_response(request, membership)
+
+
+def dashboard_response(request, membership, *, status=200, proposal_error=None):
     """The GM's dashboard; an htmx request aimed at one of its parts gets that part alone: the
-    live updates refetch the clock bar and the log, and closing a panel or a result asks for
-    the empty slot it is at rest."""
+    live updates refetch the clock bar, the log and the players' proposals, and closing a
+    panel or a result asks for the empty slot it is at rest. `proposal_error`: (proposal id,
+    why it could not be approved or refused), shown beside it."""
     campaign = membership.campaign
     target = request.htmx.target if request.htmx else None
     if target and parts.SLOT_ID.match(target):
@@ -314,13 +319,17 @@ def _dashboard(request, membership):
         return render(request, "play/dashboard.html#party-bar", context)
     if target == parts.FIGHT_PART:
         return render(request, "play/_fight.html", context)
+    error_for, error = proposal_error or (None, None)
+    context |= parts.proposals_list(campaign, error_for=error_for, error=error)
+    if target == parts.PROPOSALS:
+        return render(request, "play/_proposals.html", context)
     context["log_entries"] = selectors.latest_entries(membership)
     if target == parts.LOG:
         return render(request, "play/dashboard.html#log", context)
     context["characters"] = selectors.characters_for_cards(campaign)
     context["view"] = membership.dashboard_view
     context["views"] = DashboardView.choices
-    return render(request, "play/dashboard.html", context)
+    return render(request, "play/dashboard.html", context, status=status)
 
 
 @login_required
