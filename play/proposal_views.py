@@ -197,6 +197,20 @@ def proposal_approve_view(request, campaign_id, proposal_id):
     return _refused(request, membership, proposal, message)
 
 
+def _refused_answer(request, membership, proposal):
+    campaign = Campaign.objects.get(pk=membership.campaign_id)
+    shown = parts.page_parts(request, campaign.pk)
+    changed = [proposal.character_id] if shown.shows_card(proposal.character_id) else []
+    context = {
+        "campaign": campaign,
+        "membership": membership,
+        "parts": shown,
+        "changed_characters": selectors.characters_for_cards(campaign).filter(pk__in=changed),
+    }
+    context |= parts.proposals_list(campaign)
+    return render(request, "play/_proposal_answer.html", context)
+
+
 def _refused(request, membership, proposal, message):
     """A refusal beside its proposal: in the list (htmx), or on the dashboard redrawn."""
     if request.htmx:
@@ -245,8 +259,7 @@ def proposal_refuse_view(request, campaign_id, proposal_id):
         message = " ".join(e for errors in form.errors.values() for e in errors)
     if message is None:
         if request.htmx:
-            campaign = Campaign.objects.get(pk=campaign.pk)
-            return HttpResponse(proposals_part(request, campaign))
+            return _refused_answer(request, membership, proposal)
         messages.success(request, _("Proposal refused."))
         return redirect("campaign", campaign_id)
     return _refused(request, membership, proposal, message)

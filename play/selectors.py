@@ -253,7 +253,7 @@ def characters_for_cards(campaign: Campaign):
         Character.objects.filter(campaign=campaign)
         .select_related("owner", "illness")
         .prefetch_related("conditions", "sequels")
-        .annotate(pending_proposals=Coalesce(Subquery(_pending_count), 0))
+        .annotate(pending_proposals=PENDING_PROPOSALS)
         .order_by("kind", "name", "pk")
     )
 
@@ -265,6 +265,10 @@ _pending_count = (
     .annotate(n=Count("pk"))
     .values("n")
 )
+
+
+# How many of a character's proposals wait, as an annotation (read in the row's own query).
+PENDING_PROPOSALS = Coalesce(Subquery(_pending_count), 0)
 
 
 def pending_proposals(character: Character) -> int:

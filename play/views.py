@@ -189,7 +189,10 @@ def character_card(request, campaign_id, character_id):
     its conditions, sequels and illness are read only when the card is not cached yet.
     """
     membership = get_membership(request, campaign_id)
-    character = get_object_or_404(Character, pk=character_id, campaign_id=campaign_id)
+    rows = Character.objects.all()
+    if membership.is_gm:  # the GM's card counts the proposals waiting: in the same query
+        rows = rows.annotate(pending_proposals=selectors.PENDING_PROPOSALS)
+    character = get_object_or_404(rows, pk=character_id, campaign_id=campaign_id)
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
     # A compact dashboard's row asks for itself as a row (?view=compact): only the GM has one.
