@@ -339,3 +339,11 @@ def test_r10_approved_damage_may_roll_survie_and_names_the_proposer(world):
     assert any(e.rule_id == "R10" and e.kind == "roll" for e in entries)
     assert all(e.text_fr.endswith("proposé par paul_joueur") for e in entries)
     assert ProposalStatus(Proposal.objects.get().status) == ProposalStatus.APPROVED
+
+
+def test_the_history_offers_no_undo_for_a_proposals_entries(player_client, gm_client, world):
+    player_client.post(propose_url(world), DAMAGE)
+    entry = AuditEntry.objects.get(field="proposal")
+    page = gm_client.get(reverse("history", args=[world.campaign.pk])).content.decode()
+    assert f'id="entry-{entry.pk}"' in page
+    assert reverse("entry_undo", args=[world.campaign.pk, entry.pk]) not in page
