@@ -9,7 +9,7 @@ from characters.models import Character, Kind
 from play import services
 
 DEMO_PASSWORD = "demo"
-DEMO_CAMPAIGN = "Les Ruines d'Ysmir"
+DEMO_CAMPAIGN = "Les Ruines d’Ysmir"
 USERS = [("mj", Role.GM), ("alice", Role.PLAYER), ("bruno", Role.PLAYER)]
 CHARACTERS = [
     # name, kind, owner, stats (ADR PUI INS PRE VAI SAV ESP), pv_max, flux_max, pa
