@@ -33,7 +33,9 @@ class Command(BaseCommand):
                 user.set_password(DEMO_PASSWORD)
                 user.save()
             users[username] = user
-        campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).order_by("pk").first()
+        # Its name had a straight apostrophe before: a database seeded then keeps its campaign.
+        names = (DEMO_CAMPAIGN, DEMO_CAMPAIGN.replace("’", "'"))
+        campaign = Campaign.objects.filter(name__in=names).order_by("pk").first()
         if campaign is None:
             campaign = Campaign.objects.create(name=DEMO_CAMPAIGN)
         for username, role in USERS:
