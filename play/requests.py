@@ -123,7 +123,7 @@ def roll_request_create(
         arguments = {"severity": int(severity or 1), "name": name}
     elif kind != RequestKind.DEATHS_DOOR:
         raise RequestRefused(
-            "Ce jet vient des règles : l'horloge le demande elle-même (R34).",
+            "Ce jet vient des règles : l’horloge le demande elle-même (R34).",
             "This roll comes from the rules: the clock asks for it itself (R34).",
             rule_id="R34",
         )
@@ -138,7 +138,7 @@ def roll_request_create(
         )
         if character.kind != Kind.PC or character.owner_id is None:
             raise RequestRefused(
-                f"{character.name} n'a pas de joueur ou joueuse : lancez ce jet vous-même.",
+                f"{character.name} n’a pas de joueur ou joueuse : lancez ce jet vous-même.",
                 f"{character.name} has no player: roll it yourself.",
                 rule_id="R34",
             )
@@ -148,7 +148,7 @@ def roll_request_create(
         if waiting is not None:
             raise RequestRefused(
                 f"{character.name} a déjà un jet en attente : attendez la réponse, lancez-le "
-                "vous-même ou annulez-le d'abord.",
+                "vous-même ou annulez-le d’abord.",
                 f"{character.name} already awaits a roll: wait for the answer, roll it "
                 "yourself or cancel it first.",
                 rule_id="R34",
@@ -170,7 +170,7 @@ def roll_request_create(
         odds = services.roll_odds(roll, campaign)
         if odds is None:
             raise RequestRefused(
-                f"{character.name} n'a aucun test à lancer pour cela maintenant.",
+                f"{character.name} n’a aucun test à lancer pour cela maintenant.",
                 f"{character.name} has no test to roll for that now.",
                 rule_id="R34",
             )

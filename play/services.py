@@ -32,7 +32,15 @@ from characters.models import Character, Kind
 from journal import audit
 from journal.events import publish
 from journal.models import AuditEntry, EntryKind
-from journal.texts import CREATED, change_text, field_name, roll_text, value_text
+from journal.texts import (
+    CREATED,
+    PROPOSAL_FIELD,
+    change_text,
+    de,
+    field_name,
+    roll_text,
+    value_text,
+)
 from play.models import RequestKind, RequestStatus, RollRequest
 from rules import engine
 
@@ -121,6 +129,7 @@ def _run(
     visibility: str | None = None,
     drafts: Drafts | None = None,
     fighting: bool = False,
+    proposed_by: str = "",
     ask_players: bool | None = False,
     holds_clock: bool = False,
     then_server: bool = False,
@@ -137,6 +146,8 @@ def _run(
     Without `campaign_id`, the campaign is the first character's (a character never moves).
     `fighting` adds the running fight's combatants to those ids, read once the campaign is
     locked, so that no other action changes the fight in between (R33).
+    `proposed_by`: the player whose proposal the actor approved (play/proposals.py), named on
+    every entry beside the actor who approved it.
     The outcome's changes to `rows_state.SHEET_FIELDS` (not part of the engine's state) are
     written to the rows beside the state.
     """
@@ -166,12 +177,14 @@ def _run(
         if unused:
             values = ", ".join(map(str, unused))
             raise UnusedTypedDice(
-                f"Ces valeurs de dés saisies n'ont pas servi : {values}. Rien n'a été appliqué.",
+                f"Ces valeurs de dés saisies n’ont pas servi : {values}. Rien n’a été appliqué.",
                 f"These typed-in dice values were not used: {values}. Nothing was applied.",
             )
         sheet = [c for c in outcome.changes if c.field in rows_state.SHEET_FIELDS]
         rows_state.save_state(campaign, rows, old, outcome.state, sheet=sheet)
         written = (drafts or _drafts)(action, outcome, rows)
+        if proposed_by:
+            _name_proposer(written, proposed_by)
         if note is not None:
             written += note(action, outcome, rows)
         asked = _ask_due(campaign, rows, outcome, actor=actor, visibility=visibility)
@@ -206,7 +219,7 @@ _DUE_KINDS = {
 REQUEST_LABELS = {
     RequestKind.CHECK: ("test", "test"),
     RequestKind.DEATHS_DOOR: ("Survie (VAI) à 0 PV", "Survival (VAI) at 0 PV"),
-    RequestKind.COMA_HOUR: ("Survie (VAI) de l'heure de coma", "Survival (VAI) for the coma hour"),
+    RequestKind.COMA_HOUR: ("Survie (VAI) de l’heure de coma", "Survival (VAI) for the coma hour"),
     RequestKind.WAKE_CLOCK: ("essai de réveil (Survie, VAI)", "waking try (Survival, VAI)"),
     RequestKind.WAKE: ("essai de réveil (Survie, VAI)", "waking try (Survival, VAI)"),
     RequestKind.FALL_ILL: (
@@ -239,8 +252,8 @@ def _require_clock_free(campaign: Campaign) -> None:
     name, player = waiting.character.name, _owner_name(waiting.character)
     fr, en = REQUEST_LABELS[RequestKind(waiting.kind)]
     raise ClockWaits(
-        f"L'horloge attend le jet de {name} ({fr}, {waiting.rule_id}) demandé à {player} : "
-        "qu'il ou elle le lance, ou lancez-le vous-même depuis sa carte (R34).",
+        f"L’horloge attend le jet {de(name)} ({fr}, {waiting.rule_id}) demandé à {player} : "
+        "qu’il ou elle le lance, ou lancez-le vous-même depuis sa carte (R34).",
         f"The clock waits for {name}'s roll ({en}, {waiting.rule_id}) asked of {player}: "
         "let them roll it, or roll it yourself from the card (R34).",
         rule_id="R34",
@@ -352,6 +365,14 @@ def roll_run(
     )
 
 
+def _name_proposer(drafts: list[audit.Draft], proposer: str) -> None:
+    """A player proposed what the actor approved: each entry says so in its own sentence (the
+    actor is the GM who approved)."""
+    for draft in drafts:
+        draft.text_fr = f"{draft.text_fr} · proposé par {proposer}"
+        draft.text_en = f"{draft.text_en} · proposed by {proposer}"
+
+
 def _seats(fight: engine.Fight | None) -> dict[str, tuple]:
     if fight is None:
         return {}
@@ -399,6 +420,7 @@ def _on_character(
     actor,
     dice=None,
     visibility=None,
+    proposed_by="",
 ) -> Result:
     return _run(
         actor=actor,
@@ -407,6 +429,7 @@ def _on_character(
         character_ids=[character_id],
         dice=dice,
         visibility=visibility,
+        proposed_by=proposed_by,
     )
 
 
@@ -426,7 +449,7 @@ class _Roll:
     character_ids: list[int] | None  # None: every character (the clock going on, R34)
 
 
-def _rolled(roll: _Roll, *, actor, dice=None, visibility=None) -> Result:
+def _rolled(roll: _Roll, *, actor, dice=None, visibility=None, proposed_by="") -> Result:
     return _run(
         actor=actor,
         action=roll.action,
@@ -434,6 +457,7 @@ def _rolled(roll: _Roll, *, actor, dice=None, visibility=None) -> Result:
         character_ids=roll.character_ids,
         dice=dice,
         visibility=visibility,
+        proposed_by=proposed_by,
     )
 
 
@@ -471,10 +495,12 @@ def character_damage(
     cause: str = "",
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
+    proposed_by: str = "",
     ask_player: bool | None = None,
 ) -> Result:
     """Damage minus PA (R3); at 0 PV or less a Survie test (R10), which may roll, or be
-    asked of the player (R34: `ask_player`, None for the campaign's setting)."""
+    asked of the player (R34: `ask_player`, None for the campaign's setting).
+    `proposed_by`: the player whose proposal the actor approves (play/proposals.py)."""
     roll = _damage_roll(character_id, amount=amount, ignores_pa=ignores_pa, cause=cause)
     return _run(
         actor=actor,
@@ -483,6 +509,7 @@ def character_damage(
         character_ids=roll.character_ids,
         dice=dice,
         visibility=visibility,
+        proposed_by=proposed_by,
         ask_players=ask_player,
     )
 
@@ -508,7 +535,14 @@ def _damage_roll(character_id: int, *, amount: int, ignores_pa=False, cause="") 
 def _amount_service(name: str, action: str, engine_function):
     """heal, flux_spend and flux_restore differ only in the engine function and action name."""
 
-    def service(*, character_id: int, actor, amount: int, visibility: str | None = None) -> Result:
+    def service(
+        *,
+        character_id: int,
+        actor,
+        amount: int,
+        visibility: str | None = None,
+        proposed_by: str = "",
+    ) -> Result:
         key = str(character_id)
         return _on_character(
             character_id,
@@ -516,6 +550,7 @@ def _amount_service(name: str, action: str, engine_function):
             lambda t: engine_function(t.state, key, amount, ruleset=t.ruleset),
             actor=actor,
             visibility=visibility,
+            proposed_by=proposed_by,
         )
 
     service.__name__ = service.__qualname__ = name
@@ -564,7 +599,14 @@ def _check_roll(character_id: int, *, stat: str, skill=None, difficulty=None, mo
     )
 
 
-def condition_add(*, character_id: int, actor, kind: str, visibility: str | None = None) -> Result:
+def condition_add(
+    *,
+    character_id: int,
+    actor,
+    kind: str,
+    visibility: str | None = None,
+    proposed_by: str = "",
+) -> Result:
     key, condition = str(character_id), engine.ConditionKind(kind)
     return _on_character(
         character_id,
@@ -572,6 +614,7 @@ def condition_add(*, character_id: int, actor, kind: str, visibility: str | None
         lambda t: engine.add_condition(t.state, key, condition, ruleset=t.ruleset),
         actor=actor,
         visibility=visibility,
+        proposed_by=proposed_by,
     )
 
 
@@ -1363,14 +1406,14 @@ def entry_undo(
         if entry.field == REQUEST_FIELD:
             raise NotUndoable(
                 f"#{entry.pk} est une demande de jet (R34) : annulez-la depuis la carte tant "
-                "qu'elle attend ; un jet lancé reste dans l'historique.",
+                "qu’elle attend ; un jet lancé reste dans l’historique.",
                 f"#{entry.pk} is a roll request (R34): cancel it from the card while it waits; "
                 "a roll made stays in the history.",
             )
         targets = [entry] if entry.kind == EntryKind.CHANGE else []
     if not targets:
         raise NothingToUndo(
-            "Un jet reste dans l'historique : annulez plutôt ses conséquences (les changements).",
+            "Un jet reste dans l’historique : annulez plutôt ses conséquences (les changements).",
             "A roll stays in the history: undo its consequences (the changes) instead.",
         )
     setting = next((t for t in targets if t.field.startswith(SETTING_PREFIX)), None)
@@ -1380,10 +1423,18 @@ def entry_undo(
             "réglages.",
             f"#{setting.pk} changes a campaign setting: change it again in the settings.",
         )
+    proposal = next((t for t in targets if t.field == PROPOSAL_FIELD), None)
+    if proposal is not None:
+        raise NotUndoable(
+            f"#{proposal.pk} note une proposition d’un joueur : elle ne change rien à annuler "
+            "(annulez plutôt ce que son approbation a changé).",
+            f"#{proposal.pk} records a player's proposal: it changes nothing to undo (undo "
+            "what its approval changed instead).",
+        )
     created = next((t for t in targets if t.field == CREATED), None)
     if created is not None:
         raise NotUndoable(
-            f"#{created.pk} crée le personnage : une création ne s'annule pas (modifiez la "
+            f"#{created.pk} crée le personnage : une création ne s’annule pas (modifiez la "
             "fiche à la place).",
             f"#{created.pk} creates the character: a creation cannot be undone (edit the "
             "sheet instead).",
@@ -1517,14 +1568,14 @@ def _check_owner(t: _Table, key: str, kind: str, owner_id: int | None) -> None:
     name = t.rows[key].name
     if kind == Kind.NPC:
         raise NotUndoable(
-            f"{name} serait un PNJ confié à un·e joueur·euse : annulez aussi l'autre "
-            "changement (l'action entière).",
+            f"{name} serait un PNJ confié à un·e joueur·euse : annulez aussi l’autre "
+            "changement (l’action entière).",
             f"{name} would be an NPC given to a player: undo the other change too (the "
             "whole action).",
         )
     if not t.campaign.memberships.filter(user_id=owner_id).exists():
         raise NotUndoable(
-            f"La personne qui jouait {name} n'est plus dans la campagne : rendez-lui le "
+            f"La personne qui jouait {name} n’est plus dans la campagne : rendez-lui le "
             "personnage en modifiant la fiche, une fois revenue.",
             f"The person who played {name} is no longer in the campaign: give the "
             "character back by editing the sheet once they are back.",

@@ -43,6 +43,7 @@ from characters.models import Character
 from journal.models import PlaySession
 from play import services
 from play.models import RollRequest
+from play.proposals import proposal_make
 from play.requests import roll_request_create
 from tests.helpers import (
     assert_redirects_to_login,
@@ -490,6 +491,31 @@ ROUTES = [
         data=lambda w: {"mode": "server"},
     ),
     Route("roll_cancel", ("post",), _asked("roll_cancel"), GM_ONLY),
+    # play/urls.py: players propose, the GM approves (the world holds one proposal waiting)
+    Route(
+        "proposal_create",
+        ("post",),
+        _c("proposal_create", "pc"),
+        OWNER_ONLY,  # a player for their own character; the GM acts directly
+        data=lambda w: {"action": "damage", "amount": "3", "cause": "un piège", "note": "Aïe."},
+        ok={"post": Answer(302, location=lambda w: _c("character", "pc")(w), writes=True)},
+    ),
+    Route(
+        "proposal_approve",
+        ("post",),
+        _c("proposal_approve", "proposal"),
+        GM_ONLY,
+        ok={"post": Answer(302, location=_campaign, writes=True)},
+    ),
+    Route("proposal_edit", ("get",), _c("proposal_edit", "proposal"), GM_ONLY),
+    Route(
+        "proposal_refuse",
+        ("post",),
+        _c("proposal_refuse", "proposal"),
+        GM_ONLY,
+        data=lambda w: {"reply": "Pas cette fois."},
+        ok={"post": Answer(302, location=_campaign, writes=True)},
+    ),
     Route("entry_undo", ("post",), _c("entry_undo", "entry"), GM_ONLY),
     Route("action_undo", ("post",), _c("action_undo", "entry"), GM_ONLY),
     # live/urls.py
@@ -530,6 +556,13 @@ def world(world):
         character_ids=[world.pc.pk, world.other_pc.pk, world.npc.pk],
     )
     world.campaign.refresh_from_db()
+    world.proposal = proposal_make(
+        character_id=world.pc.pk,
+        actor=world.player,
+        action="spend_flux",
+        arguments={"amount": 2},
+        note="Un sort de lumière.",
+    )
     # R34: a roll waits on each character (the NPC's made by hand: no service asks an NPC);
     # free_pc, with none, is the one the GM asks.
     world.asked = {

@@ -65,7 +65,7 @@ def _morning(tx: Transaction, key: str | None) -> None:
         fr, en = SEVERITY_TEXT[illness.severity]
         if illness.days_left <= 0:
             tx.set(character.key, "illness", None, "R30")
-            tx.say("R30", f"n'est plus {fr}", f"is no longer {en}", character.key)
+            tx.say("R30", f"n’est plus {fr}", f"is no longer {en}", character.key)
         else:
             left = illness.days_left - 1
             tx.set(character.key, "illness", replace(illness, days_left=left), "R30")
@@ -125,7 +125,7 @@ def _stop(tx: Transaction, kind: str, rule_id: str, key: str, target: datetime) 
     tx.due.append(DueRoll(kind, rule_id, key, tx.now, target))
     tx.say(
         "R34",
-        f"l'horloge s'arrête à {tx.now:%d/%m %H:%M} : jet ({rule_id}) demandé au joueur",
+        f"l’horloge s’arrête à {tx.now:%d/%m %H:%M} : jet ({rule_id}) demandé au joueur",
         f"the clock stops at {tx.now:%d/%m %H:%M}: roll ({rule_id}) asked of the player",
         key,
     )
@@ -143,7 +143,7 @@ def _hold_wake_tries(tx: Transaction) -> None:
             tx.say(
                 "R13",
                 "essais de réveil automatiques désactivés : le temps écoulé ne donnera "
-                "aucun essai, même s'ils sont réactivés",
+                "aucun essai, même s’ils sont réactivés",
                 "automatic waking tries are off: the time that passed gives no try, "
                 "even if they are turned back on",
                 character.key,
@@ -214,7 +214,7 @@ def advance_clock(
     (`Outcome.due` says which); `resume_clock` rolls it and goes on."""
     if (minutes is None) == (to is None):
         raise InvalidClockMove(
-            "Indiquez soit une durée, soit une heure d'arrivée.",
+            "Indiquez soit une durée, soit une heure d’arrivée.",
             "Give either a duration or a target time.",
         )
     target = campaign.clock + timedelta(minutes=minutes) if to is None else to
@@ -227,7 +227,7 @@ def advance_clock(
     tx.defer = frozenset(defer)
     tx.say(
         "R32",
-        f"l'horloge avance de {campaign.clock:%d/%m %H:%M} à {target:%d/%m %H:%M}",
+        f"l’horloge avance de {campaign.clock:%d/%m %H:%M} à {target:%d/%m %H:%M}",
         f"the clock moves from {campaign.clock:%d/%m %H:%M} to {target:%d/%m %H:%M}",
     )
     run_clock(tx, target)
@@ -263,7 +263,7 @@ def resume_clock(
     due = character_due(character, ruleset)
     if kind not in _ASKED or due != (campaign.clock, kind):
         raise NotDue(
-            f"{character.label} n'a plus de jet dû à {campaign.clock:%d/%m %H:%M} (R34).",
+            f"{character.label} n’a plus de jet dû à {campaign.clock:%d/%m %H:%M} (R34).",
             f"{character.label} has no roll due at {campaign.clock:%d/%m %H:%M} any more (R34).",
             rule_id="R34",
         )
@@ -271,7 +271,7 @@ def resume_clock(
     _HANDLERS[kind](tx, key)
     if not tx.checks:
         raise NotDue(
-            f"{character.label} n'a plus de test à lancer à {campaign.clock:%d/%m %H:%M} (R34).",
+            f"{character.label} n’a plus de test à lancer à {campaign.clock:%d/%m %H:%M} (R34).",
             f"{character.label} has no test to roll at {campaign.clock:%d/%m %H:%M} any more "
             "(R34).",
             rule_id="R34",
@@ -280,7 +280,7 @@ def resume_clock(
     target = max(to, campaign.clock)
     tx.say(
         "R34",
-        f"l'horloge reprend jusqu'à {target:%d/%m %H:%M}",
+        f"l’horloge reprend jusqu’à {target:%d/%m %H:%M}",
         f"the clock goes on to {target:%d/%m %H:%M}",
     )
     run_clock(tx, target)

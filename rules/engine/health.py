@@ -117,7 +117,7 @@ def deaths_door_test(
     character = campaign.character(key)
     if character.vital is not Vital.UP or character.pv > 0:
         raise NotDue(
-            f"{character.label} n'attend plus de test de Survie à 0 PV (R10).",
+            f"{character.label} n’attend plus de test de Survie à 0 PV (R10).",
             f"{character.label} no longer awaits a Survival test at 0 PV (R10).",
             rule_id="R10",
         )
@@ -150,7 +150,7 @@ def set_pv(tx: Transaction, key: str, value: int, rule_id: str) -> None:
     ):
         tx.say(
             "R12",
-            "blessé·e de nouveau : n'est plus stabilisé·e",
+            "blessé·e de nouveau : n’est plus stabilisé·e",
             "hurt again: no longer stabilised",
             key,
         )
@@ -239,7 +239,7 @@ def spend_flux(
     require_spend_flux(character)
     if amount > character.flux:
         raise NotEnoughFlux(
-            f"{character.label} n'a que {character.flux} Flux (il en faut {amount}).",
+            f"{character.label} n’a que {character.flux} Flux (il en faut {amount}).",
             f"{character.label} has only {character.flux} Flux ({amount} needed).",
         )
     tx = Transaction(campaign, None, ruleset)
@@ -364,7 +364,7 @@ def attempt_stabilise(
     require_stabilise(patient)
     if (healer_key is None) == (healer_esp is None) or healer_key == key:
         raise InvalidHealer(
-            "Stabiliser demande quelqu'un d'autre : un personnage soignant ou sa valeur d'ESP.",
+            "Stabiliser demande quelqu’un d’autre : un personnage soignant ou sa valeur d’ESP.",
             "Stabilising needs someone else: a healer character or their ESP value.",
         )
     tx = Transaction(campaign, rng, ruleset)

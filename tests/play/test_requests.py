@@ -258,7 +258,7 @@ def test_r34_answering_what_is_no_longer_due_is_refused(campaign, gm, player, pc
     _rules_on(campaign)
     [request] = services.character_damage(character_id=pc.pk, actor=gm, amount=13).requests
     services.character_heal(character_id=pc.pk, actor=gm, amount=3)
-    with pytest.raises(RuleError, match="n'attend plus"):
+    with pytest.raises(RuleError, match="n’attend plus"):
         requests.roll_request_answer(request_id=request.pk, actor=player, dice=[10])
     request.refresh_from_db()
     assert request.status == RequestStatus.PENDING
