@@ -162,7 +162,7 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     die.fill("25")
     table.phone_card.get_by_test_id("request-typed").click()
     expect(table.phone_card.get_by_test_id("request-error")).to_have_text(
-        "« 25 » n’est pas un résultat de D20 : tapez un nombre entier de 1 à 20."
+        "«\u00a025\u00a0» n’est pas un résultat de D20\u00a0: tapez un nombre entier de 1 à 20."
     )
     assert RollRequest.objects.get(pk=request.pk).status == "pending"
     table.check("a refused die")
@@ -199,7 +199,7 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     table.follow(phone, (table.phone_card.get_by_test_id("roll-request"), "Crochetage"))
     table.phone_card.get_by_test_id("request-server").click()
     expect(table.phone_card.get_by_test_id("request-result")).to_contain_text(
-        "Crochetage (ADR) · difficulté 12 (R5) : lancé par paul_joueur"
+        "Crochetage (ADR) · difficulté 12 (R5)\u00a0: lancé par paul_joueur"
     )
     table.check("the server rolled the player's test")
     table.follow(gm, (card.get_by_test_id("request-result"), "Crochetage"))
@@ -219,7 +219,7 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     table.ask_test("PUI", "Escalade", 8, "40 %")  # PUI 2: 6, 8, … 20
     card.get_by_test_id("request-server").click()
     expect(card.get_by_test_id("request-result")).to_contain_text(
-        "Escalade (PUI) · difficulté 8 (R5) : lancé par gaelle_mj"
+        "Escalade (PUI) · difficulté 8 (R5)\u00a0: lancé par gaelle_mj"
     )
     table.follow(phone, (table.phone_card.get_by_test_id("request-result"), "Escalade"))
     table.check("the GM rolled it instead")

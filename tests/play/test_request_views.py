@@ -94,9 +94,13 @@ def test_r34_r10_the_phone_types_a_die_refused_then_accepted(
     assert request.rule_id == "R10"
     before = AuditEntry.objects.count()
     for typed, message in (
-        ("25", "« 25 » n’est pas un résultat de D20 : tapez un nombre entier de 1 à 20."),
+        (
+            "25",
+            "«\u00a025\u00a0» n’est pas un résultat de D20\u00a0: tapez un nombre entier "
+            "de 1 à 20.",
+        ),
         ("", "Tapez la valeur de votre dé (de 1 à 20), ou laissez le serveur lancer."),
-        ("1,5", "« 1,5 » n’est pas un résultat de D20"),
+        ("1,5", "«\u00a01,5\u00a0» n’est pas un résultat de D20"),
     ):
         refused = player_client.post(
             _answer_url(campaign, request), {"mode": "typed", "die": typed}, **HTMX
@@ -114,7 +118,7 @@ def test_r34_r10_the_phone_types_a_die_refused_then_accepted(
     html = answered.content.decode()
     # The roll explained, and the card (out of band) with the borrowed time; no Undo.
     assert "R10 · Isaure — Survie (VAI)" in html and "14" in html
-    assert "Jet demandé · Survie (VAI) à 0 PV (R10) : lancé par paul_joueur" in html
+    assert "Jet demandé · Survie (VAI) à 0 PV (R10)\u00a0: lancé par paul_joueur" in html
     assert 'data-testid="undo"' not in html
     assert Character.objects.get(pk=pc.pk).vital == "borrowed_time"
     again = player_client.post(_answer_url(campaign, request), {"mode": "server"}, **HTMX)
@@ -153,7 +157,10 @@ def test_r34_the_gm_rolls_it_or_cancels_it_from_the_card(campaign, gm, pc, other
     assert cancelled.status_code == 200
     assert "demande annulée par gaelle_mj" in cancelled.content.decode()
     dashboard = gm_client.get(reverse("campaign", args=[campaign.pk])).content.decode()
-    assert "Jet demandé · Perception (INS) · difficulté 10 (R5) : annulé par gaelle_mj" in dashboard
+    assert (
+        "Jet demandé · Perception (INS) · difficulté 10 (R5)\u00a0: annulé par gaelle_mj"
+        in dashboard
+    )
 
 
 def test_r34_the_settings_page_turns_the_players_rules_rolls_on(campaign, gm_client):
