@@ -216,3 +216,12 @@ def test_r5_the_session_recap_shows_a_sealed_natural_20_only_once_revealed(world
     roll_reveal(campaign_id=world.campaign.pk, entry_id=entry.pk, actor=world.gm)
     recap = body(player_client.get(url))
     assert recap.count("Secretissime") == 1  # the roll, not its reveal again
+
+
+def test_verify_log_proves_a_log_with_sealed_rolls_and_reveals(world):
+    from django.core.management import call_command
+
+    entry = sealed_check(world)
+    roll_reveal(campaign_id=world.campaign.pk, entry_id=entry.pk, actor=world.gm)
+    call_command("verify_log")  # raises SystemExit/CommandError on a bad entry
+    assert audit.verify_chain(world.campaign) is None
