@@ -297,7 +297,7 @@ ROLL_PURPOSES = {
     "remedy": ("remède (jours en moins)", "remedy (days off)"),
     "sequel": ("séquelle (D6)", "sequel (D6)"),
     "clinic": ("clinique (PV en plus)", "clinic (extra PV)"),
-    "hour_rest": ("repos d'une heure (groupe)", "hour rest (group)"),
+    "hour_rest": ("repos d’une heure (groupe)", "hour rest (group)"),
 }
 
 

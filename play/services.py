@@ -116,7 +116,7 @@ def _run(
         if unused:
             values = ", ".join(map(str, unused))
             raise UnusedTypedDice(
-                f"Ces valeurs de dés saisies n'ont pas servi : {values}. Rien n'a été appliqué.",
+                f"Ces valeurs de dés saisies n’ont pas servi : {values}. Rien n’a été appliqué.",
                 f"These typed-in dice values were not used: {values}. Nothing was applied.",
             )
         sheet = [c for c in outcome.changes if c.field in rows_state.SHEET_FIELDS]
@@ -1095,7 +1095,7 @@ def entry_undo(
         targets = [entry] if entry.kind == EntryKind.CHANGE else []
     if not targets:
         raise NothingToUndo(
-            "Un jet reste dans l'historique : annulez plutôt ses conséquences (les changements).",
+            "Un jet reste dans l’historique : annulez plutôt ses conséquences (les changements).",
             "A roll stays in the history: undo its consequences (the changes) instead.",
         )
     setting = next((t for t in targets if t.field.startswith(SETTING_PREFIX)), None)
@@ -1108,7 +1108,7 @@ def entry_undo(
     created = next((t for t in targets if t.field == CREATED), None)
     if created is not None:
         raise NotUndoable(
-            f"#{created.pk} crée le personnage : une création ne s'annule pas (modifiez la "
+            f"#{created.pk} crée le personnage : une création ne s’annule pas (modifiez la "
             "fiche à la place).",
             f"#{created.pk} creates the character: a creation cannot be undone (edit the "
             "sheet instead).",
@@ -1242,14 +1242,14 @@ def _check_owner(t: _Table, key: str, kind: str, owner_id: int | None) -> None:
     name = t.rows[key].name
     if kind == Kind.NPC:
         raise NotUndoable(
-            f"{name} serait un PNJ confié à un·e joueur·euse : annulez aussi l'autre "
-            "changement (l'action entière).",
+            f"{name} serait un PNJ confié à un·e joueur·euse : annulez aussi l’autre "
+            "changement (l’action entière).",
             f"{name} would be an NPC given to a player: undo the other change too (the "
             "whole action).",
         )
     if not t.campaign.memberships.filter(user_id=owner_id).exists():
         raise NotUndoable(
-            f"La personne qui jouait {name} n'est plus dans la campagne : rendez-lui le "
+            f"La personne qui jouait {name} n’est plus dans la campagne : rendez-lui le "
             "personnage en modifiant la fiche, une fois revenue.",
             f"The person who played {name} is no longer in the campaign: give the "
             "character back by editing the sheet once they are back.",
