@@ -225,3 +225,16 @@ def test_verify_log_proves_a_log_with_sealed_rolls_and_reveals(world):
     roll_reveal(campaign_id=world.campaign.pk, entry_id=entry.pk, actor=world.gm)
     call_command("verify_log")  # raises SystemExit/CommandError on a bad entry
     assert audit.verify_chain(world.campaign) is None
+
+
+def test_entries_read_another_way_are_shown_through_the_same_rule(world):
+    """What a reader that has model instances already (a feed, a toast) calls: `shown`."""
+    from journal.visibility import shown
+
+    entry = sealed_check(world)
+    raw = AuditEntry.objects.get(pk=entry.pk)
+    (for_player,) = shown(world.player_membership, [raw])
+    assert "Secretissime" not in for_player.shown_text
+    assert for_player.roll == {"seal": {"commitment": entry.roll["seal"]["commitment"]}}
+    (for_gm,) = shown(world.gm_membership, [AuditEntry.objects.get(pk=entry.pk)])
+    assert "Secretissime" in for_gm.shown_text and not for_gm.seal_view.revealed
