@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from campaign.permissions import can_roll_for, can_see_full_sheet, get_membership
 from characters.models import Vital
+from journal.selectors import sealed_rolls
 from journal.texts import explanation, rule_message
 from play import selectors, services
 from play.actions import CheckForm
@@ -52,6 +53,11 @@ def sheet_response(
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
     campaign = membership.campaign
+    if request.htmx and request.htmx.target == f"sealed-rolls-{character.pk}":
+        # The live updates refetch the sealed rolls alone (static/live.js).
+        context = {"campaign": campaign, "membership": membership, "character": character}
+        context["sealed_rolls"] = sealed_rolls(membership, character.pk)
+        return render(request, "journal/_sealed_rolls.html", context)
     may_roll = can_roll_for(membership, character)
     # Only the conscious act (R10–R16); the engine refuses the others' tests anyway.
     conscious = character.vital in (Vital.UP, Vital.BORROWED_TIME)
@@ -70,6 +76,8 @@ def sheet_response(
             # The fight strip shows this character only (R33); a refused spend says why there.
             "fight_characters": [character],
             "fight_error": fight_error,
+            # The GM's sealed rolls of this character, checked on the device (issue 13).
+            "sealed_rolls": sealed_rolls(membership, character.pk),
             **_proposing(membership, character, proposal_form),
         },
         status=status,

@@ -256,7 +256,8 @@
 
   function receive(id, data) {
     if (id) lastId = String(id);
-    document.dispatchEvent(new CustomEvent("live:change")); // the seal watch, below
+    // The seal watch (below) and the sealed rolls (static/sealed.js: `data.sealed`).
+    document.dispatchEvent(new CustomEvent("live:change", { detail: data }));
     changed(data);
     followCampaign(data); // issue 16, see below
   }
@@ -274,6 +275,14 @@
       refetchPart("fight");
       refetchPart("fight-strip");
     }
+    // Parts about one character that are not its card (a sheet's sealed rolls, issue 13):
+    // refetched when a change of that character brings a sealed roll, or may reveal one the
+    // part shows still sealed.
+    document.querySelectorAll("[data-follow-character]").forEach(function (part) {
+      var id = parseInt(part.getAttribute("data-follow-character"), 10);
+      if ((data.characters || []).indexOf(id) < 0 || !part.id) return;
+      if (data.sealed || part.querySelector("[data-sealed-roll]:not([data-opening])")) refetchPart(part.id);
+    });
     var log = document.getElementById("roll-log");
     if (log && !(parseInt(log.dataset.logId || "0", 10) >= data.log_id)) refetchPart("roll-log");
   }
