@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from campaign.permissions import can_roll_for, can_see_full_sheet, get_membership
 from characters.models import Vital
+from journal.selectors import sealed_rolls
 from journal.texts import explanation, rule_message
 from play import selectors, services
 from play.actions import CheckForm
@@ -70,6 +71,8 @@ def sheet_response(
             # The fight strip shows this character only (R33); a refused spend says why there.
             "fight_characters": [character],
             "fight_error": fight_error,
+            # The GM's sealed rolls of this character, checked on the device (issue 13).
+            "sealed_rolls": sealed_rolls(membership, character.pk),
             **_proposing(membership, character, proposal_form),
         },
         status=status,
