@@ -255,6 +255,8 @@ def test_the_gms_dashboard_log_says_which_rolls_are_sealed_or_revealed(world, gm
     url = reverse("campaign", args=[world.campaign.pk])
     log = body(gm_client.get(url, headers={"HX-Request": "true", "HX-Target": "roll-log"}))
     assert "Scellé" in log and "Secretissime" in log
+    assert f'hx-post="{reverse("entry_reveal", args=[world.campaign.pk, entry.pk])}"' in log
     roll_reveal(campaign_id=world.campaign.pk, entry_id=entry.pk, actor=world.gm)
     log = body(gm_client.get(url, headers={"HX-Request": "true", "HX-Target": "roll-log"}))
-    assert "Révélé" in log and "Scellé" not in log
+    assert "Révélé" in log and "Scellé" not in log and "entry_reveal" not in log
+    assert "/reveal/" not in log
