@@ -248,3 +248,15 @@ def test_the_sheet_answers_a_refetch_of_its_sealed_rolls_with_that_part_alone(wo
     assert part.lstrip().startswith("<section") and f'id="{target}"' in part
     assert entry.roll["seal"]["commitment"] in part and "<html" not in part
     assert "Secretissime" not in part
+
+
+def test_the_gms_dashboard_log_says_which_rolls_are_sealed_or_revealed(world, gm_client):
+    entry = sealed_check(world)
+    url = reverse("campaign", args=[world.campaign.pk])
+    log = body(gm_client.get(url, headers={"HX-Request": "true", "HX-Target": "roll-log"}))
+    assert "Scellé" in log and "Secretissime" in log
+    assert f'hx-post="{reverse("entry_reveal", args=[world.campaign.pk, entry.pk])}"' in log
+    roll_reveal(campaign_id=world.campaign.pk, entry_id=entry.pk, actor=world.gm)
+    log = body(gm_client.get(url, headers={"HX-Request": "true", "HX-Target": "roll-log"}))
+    assert "Révélé" in log and "Scellé" not in log and "entry_reveal" not in log
+    assert "/reveal/" not in log
