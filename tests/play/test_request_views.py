@@ -7,10 +7,12 @@ from datetime import timedelta
 
 from django.urls import reverse
 
-from campaign.models import Campaign
+from campaign.models import Campaign, Membership
 from characters.models import Character
 from journal.models import AuditEntry
 from play.models import RollRequest
+from play.requests import roll_request_create
+from tests.helpers import settings_data
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -131,8 +133,6 @@ def test_r34_r10_the_phone_types_a_die_refused_then_accepted(
 def test_r34_without_htmx_the_answer_redirects_and_a_refusal_is_a_page(
     campaign, gm, pc, player_client
 ):
-    from play.requests import roll_request_create
-
     [request] = roll_request_create(character_id=pc.pk, actor=gm, stat="ADR").requests
     refused = player_client.post(_answer_url(campaign, request), {"mode": "typed", "die": "0"})
     assert refused.status_code == 400
@@ -166,8 +166,6 @@ def test_r34_the_gm_rolls_it_or_cancels_it_from_the_card(campaign, gm, pc, other
 
 
 def test_r34_the_settings_page_turns_the_players_rules_rolls_on(campaign, gm_client):
-    from tests.helpers import settings_data
-
     response = gm_client.post(
         reverse("campaign_settings", args=[campaign.pk]),
         {**settings_data(campaign), "players_roll_rules": "on"},
@@ -204,3 +202,18 @@ def test_r34_each_form_may_leave_its_rules_rolls_to_the_players(campaign, gm, pc
     )
     assert response.status_code == 400
     assert "L’horloge attend le jet d’Isaure" in response.content.decode()
+
+
+def test_r34_the_compact_row_says_a_roll_waits(campaign, gm, pc, gm_client):
+    Membership.objects.filter(campaign=campaign, user=gm).update(dashboard_view="compact")
+    roll_request_create(character_id=pc.pk, actor=gm, stat="ADR")
+    page = gm_client.get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert 'data-testid="request-tag"' in page and "jet demandé à paul_joueur (R5)" in page
+
+
+def test_r34_the_players_home_says_a_roll_waits(campaign, gm, pc, player_client):
+    home = reverse("campaign", args=[campaign.pk])
+    assert 'data-testid="request-waiting"' not in player_client.get(home).content.decode()
+    roll_request_create(character_id=pc.pk, actor=gm, stat="ADR")
+    page = player_client.get(home).content.decode()
+    assert "Un jet vous est demandé\u00a0: ouvrez la fiche" in page
