@@ -97,8 +97,12 @@ FIELD_NAMES = {
     "public_notes": ("notes publiques", "public notes"),
     "gm_notes": ("notes du MJ", "GM's notes"),
     "character": ("fiche", "sheet"),
+    "proposal": ("proposition", "proposal"),
 }
 CREATED = "character"  # the field of a character's creation entry: the new sheet in `after`
+# The field of a player's proposal's entries (play/proposals.py): made, refused, approved.
+# They change no state; only the GM and the character's owner see them (journal/visibility.py).
+PROPOSAL_FIELD = "proposal"
 KIND_TEXT = {"pc": ("PJ", "PC"), "npc": ("PNJ", "NPC")}
 NOTES = ("public_notes", "gm_notes")
 NOTE_SHOWN = 60  # characters of a note the log's sentence quotes; before/after keep it all
@@ -297,7 +301,7 @@ ROLL_PURPOSES = {
     "remedy": ("remède (jours en moins)", "remedy (days off)"),
     "sequel": ("séquelle (D6)", "sequel (D6)"),
     "clinic": ("clinique (PV en plus)", "clinic (extra PV)"),
-    "hour_rest": ("repos d'une heure (groupe)", "hour rest (group)"),
+    "hour_rest": ("repos d’une heure (groupe)", "hour rest (group)"),
 }
 
 

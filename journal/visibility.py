@@ -2,7 +2,8 @@
 streams and exports. Nothing else filters entries by viewer.
 
 - A GM sees every entry of the campaign.
-- A player sees entries marked for everyone, and of those:
+- A player sees entries marked for everyone, and of those (a player's proposals to the GM,
+  whatever the campaign's `party_visibility`, only those about their own characters):
   - every entry about their own characters, and every entry about no character (the clock,
     the scene, the group's hour rest);
   - about other characters, what the campaign's `party_visibility` makes public:
@@ -16,6 +17,7 @@ from django.db.models import Q, QuerySet
 
 from campaign.models import Membership, PartyVisibility, Visibility
 from journal.models import AuditEntry
+from journal.texts import PROPOSAL_FIELD
 
 STATE_FIELDS = ("vital", "conditions")
 
@@ -60,19 +62,23 @@ def sees_entry(membership: Membership, entry: EntryFacts) -> bool:
         return True
     if entry.visibility != Visibility.EVERYONE:
         return False
-    party = membership.campaign.party_visibility
-    if party == PartyVisibility.BARS:
-        return True
     own = entry.character_id is None or (
         entry.owner_id is not None and entry.owner_id == membership.user_id
     )
+    if entry.field == PROPOSAL_FIELD:
+        return own
+    party = membership.campaign.party_visibility
+    if party == PartyVisibility.BARS:
+        return True
     if party == PartyVisibility.STATE:
         return own or (entry.kind == "change" and entry.field in STATE_FIELDS)
     return own
 
 
 def player_filter(membership: Membership) -> Q:
-    public = Q(visibility=Visibility.EVERYONE)
+    public = Q(visibility=Visibility.EVERYONE) & (
+        ~Q(field=PROPOSAL_FIELD) | Q(character__owner_id=membership.user_id)
+    )
     party = membership.campaign.party_visibility
     if party == PartyVisibility.BARS:
         return public

@@ -2,8 +2,8 @@
 
 A card's HTML depends only on its character's rows (whose `version` changes with every
 write), the campaign's settings shown on it, the character's seat in the running fight (R33),
-the game clock for a stabilised character (whether a waking try is offered, R13), the
-viewer's role and language. It is cached
+the game clock for a stabilised character (whether a waking try is offered, R13), for the
+GM the count of the player's proposals waiting, the viewer's role and language. It is cached
 under those, without the CSRF token, which is put in per request (or per live stream), and
 without the out-of-band mark of an action's response: the card an action just changed is then
 cached for the live stream's push of the same version.
@@ -16,7 +16,7 @@ from django.utils.translation import get_language
 
 from campaign.models import DashboardView
 from characters.models import Vital
-from play.selectors import card_for, characters_for_cards, fight_seat
+from play.selectors import card_for, characters_for_cards, fight_seat, pending_proposals
 
 CSRF_PLACEHOLDER = "__csrf_token_placeholder__"
 OOB_PLACEHOLDER = "__oob_placeholder__"
@@ -34,7 +34,7 @@ def shown_view(value) -> str:
     return value if value in TEMPLATES else CARDS
 
 
-def card_cache_key(c, campaign, membership, view=CARDS) -> str:
+def card_cache_key(c, campaign, membership, view=CARDS, proposals=0) -> str:
     return ":".join(
         map(
             str,
@@ -52,6 +52,9 @@ def card_cache_key(c, campaign, membership, view=CARDS) -> str:
                 # A stabilised character's waking try depends on the game clock (R13: one
                 # per game hour); no other action a card offers does.
                 campaign.clock.isoformat() if c.vital == Vital.STABILISED else "-",
+                # The GM's card counts the player's proposals waiting: no new version of the
+                # character says when one comes or goes (play/proposals.py).
+                proposals if membership.is_gm else "-",
             ),
         )
     )
@@ -66,7 +69,8 @@ def card_html(character, *, campaign, membership, oob=False, view=CARDS) -> str:
     swap (htmx), as an action's response sends it. `view`: a card, or the compact dashboard's
     row (the same id, so that every update finds it).
     """
-    key = card_cache_key(character, campaign, membership, view)
+    proposals = pending_proposals(character) if membership.is_gm else 0
+    key = card_cache_key(character, campaign, membership, view, proposals)
     html = cache.get(key)
     if html is None:
         if not hasattr(character, "_prefetched_objects_cache"):
@@ -80,6 +84,7 @@ def card_html(character, *, campaign, membership, oob=False, view=CARDS) -> str:
                 "oob_attribute": OOB_PLACEHOLDER,
                 "csrf_input": CSRF_PLACEHOLDER,
                 "LANGUAGE_CODE": get_language(),
+                "pending_proposals": proposals,
             },
         )
         cache.set(key, html, CARD_TTL)

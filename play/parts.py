@@ -18,9 +18,11 @@ from django.utils.translation import gettext_lazy
 from journal.models import EntryKind
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
+from play.selectors import proposals_waiting
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
 PARTY_BAR, LOG, FIGHT_PART = "party-bar", "roll-log", "fight"
+PROPOSALS = "proposals"  # the players' proposals waiting for the GM (play/_proposals.html)
 # The header in which the dashboard names the view it shows (cards or compact rows).
 VIEW_HEADER = "X-Dashboard-View"
 SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party|fight)$")
@@ -214,3 +216,17 @@ def page_parts(request, campaign_id: int) -> PageParts:
     if match.url_name == "character":
         return PageParts(cards=frozenset({match.kwargs["character_id"]}))
     return PageParts()
+
+
+def proposals_list(campaign, *, error_for=None, error=None, oob=False) -> dict:
+    """The context of the dashboard's list of proposals (play/_proposals.html): what waits,
+    and a refusal beside its proposal, or above the list when it waits no more."""
+    waiting = list(proposals_waiting(campaign))
+    listed = any(p.pk == error_for for p in waiting)
+    return {
+        "waiting": waiting,
+        "error": error,
+        "error_for": error_for if listed else None,
+        "error_above": error if error and not listed else None,
+        "oob": oob,
+    }

@@ -2,7 +2,8 @@
 
 Players never change PV, Flux or conditions; the only write here is a test (R5) when the
 campaign lets players roll (R9), on their own character, through the GM's own test service
-(`services.character_check`).
+(`services.character_check`). What else happened to them they propose to the GM
+(play/proposals.py, play/proposal_views.py: the form is on this sheet).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from journal.feed import feed
 from journal.texts import explanation, rule_message
 from play import selectors, services
 from play.actions import CheckForm
+from play.proposals import ProposalForm
 from rules.engine import RuleError
 
 
@@ -43,8 +45,11 @@ def _character(membership, character_id):
     return get_object_or_404(selectors.characters_for_cards(membership.campaign), pk=character_id)
 
 
-def sheet_response(request, membership, character, *, form=None, status=200, fight_error=None):
-    """The sheet: the live card, the notes, and the owner's test form when they may roll."""
+def sheet_response(
+    request, membership, character, *, form=None, status=200, fight_error=None, proposal_form=None
+):
+    """The sheet: the live card, the notes, the owner's test form when they may roll, and the
+    owner's proposals to the GM (play/proposals.py) with their form."""
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
     campaign = membership.campaign
@@ -68,9 +73,20 @@ def sheet_response(request, membership, character, *, form=None, status=200, fig
             "fight_error": fight_error,
             # The live roll feed (journal/feed.py): what this member may see of the log.
             "feed": feed(membership, character),
+            **_proposing(membership, character, proposal_form),
         },
         status=status,
     )
+
+
+def _proposing(membership, character, form) -> dict:
+    """The owner proposes changes to the GM; the GM applies them directly instead."""
+    if membership.is_gm or character.owner_id != membership.user_id:
+        return {}
+    return {
+        "proposal_form": form or ProposalForm(),
+        "proposals": selectors.proposals_of(character),
+    }
 
 
 @login_required

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -12,6 +14,7 @@ from characters.models import Character
 from characters.state import character_state, ruleset_for
 from journal.visibility import visible_entries
 from play.actions import ACTIONS, QUICK_ACTIONS
+from play.models import Proposal, ProposalStatus
 from rules import engine
 from rules.engine import text as engine_text
 
@@ -244,12 +247,54 @@ class Card:
 
 
 def characters_for_cards(campaign: Campaign):
+    """The campaign's characters as cards read them, each with `pending_proposals`: how many
+    of its player's proposals wait for the GM (the GM's card shows it)."""
     return (
         Character.objects.filter(campaign=campaign)
         .select_related("owner", "illness")
         .prefetch_related("conditions", "sequels")
+        .annotate(pending_proposals=PENDING_PROPOSALS)
         .order_by("kind", "name", "pk")
     )
+
+
+_pending_count = (
+    Proposal.objects.filter(character=OuterRef("pk"), status=ProposalStatus.PENDING)
+    .order_by()
+    .values("character")
+    .annotate(n=Count("pk"))
+    .values("n")
+)
+
+
+# How many of a character's proposals wait, as an annotation (read in the row's own query).
+PENDING_PROPOSALS = Coalesce(Subquery(_pending_count), 0)
+
+
+def pending_proposals(character: Character) -> int:
+    """How many of the character's proposals wait for the GM: read with the card's row
+    (`characters_for_cards`), else counted."""
+    count = getattr(character, "pending_proposals", None)
+    if count is None:
+        count = Proposal.objects.filter(character=character, status=ProposalStatus.PENDING).count()
+    return count
+
+
+def proposals_waiting(campaign: Campaign):
+    """The campaign's proposals that wait for the GM, oldest first (the dashboard's list)."""
+    return (
+        Proposal.objects.filter(campaign=campaign, status=ProposalStatus.PENDING)
+        .select_related("character")
+        .order_by("created_at", "pk")
+    )
+
+
+def proposals_of(character: Character, *, recent: int = 5) -> list:
+    """What the owner's sheet lists: every proposal still waiting, then the latest decided."""
+    rows = Proposal.objects.filter(character=character).order_by("-created_at", "-pk")
+    waiting = [p for p in rows.filter(status=ProposalStatus.PENDING)]
+    decided = list(rows.exclude(status=ProposalStatus.PENDING)[:recent])
+    return waiting + decided
 
 
 def condition_line(condition: engine.Condition, lang: int) -> tuple[str, str]:

@@ -31,7 +31,7 @@ from characters.models import Character, Kind
 from journal import audit
 from journal.events import publish
 from journal.models import AuditEntry, EntryKind
-from journal.texts import CREATED, change_text, field_name, roll_text, value_text
+from journal.texts import CREATED, PROPOSAL_FIELD, change_text, field_name, roll_text, value_text
 from rules import engine
 
 
@@ -89,12 +89,15 @@ def _run(
     visibility: str | None = None,
     drafts: Drafts | None = None,
     fighting: bool = False,
+    proposed_by: str = "",
 ) -> Result:
     """Run one operation on the campaign's characters (those ids, or all of them when None).
 
     Without `campaign_id`, the campaign is the first character's (a character never moves).
     `fighting` adds the running fight's combatants to those ids, read once the campaign is
     locked, so that no other action changes the fight in between (R33).
+    `proposed_by`: the player whose proposal the actor approved (play/proposals.py), named on
+    every entry beside the actor who approved it.
     The outcome's changes to `rows_state.SHEET_FIELDS` (not part of the engine's state) are
     written to the rows beside the state.
     """
@@ -116,16 +119,16 @@ def _run(
         if unused:
             values = ", ".join(map(str, unused))
             raise UnusedTypedDice(
-                f"Ces valeurs de dés saisies n'ont pas servi : {values}. Rien n'a été appliqué.",
+                f"Ces valeurs de dés saisies n’ont pas servi : {values}. Rien n’a été appliqué.",
                 f"These typed-in dice values were not used: {values}. Nothing was applied.",
             )
         sheet = [c for c in outcome.changes if c.field in rows_state.SHEET_FIELDS]
         rows_state.save_state(campaign, rows, old, outcome.state, sheet=sheet)
+        written = (drafts or _drafts)(action, outcome, rows)
+        if proposed_by:
+            _name_proposer(written, proposed_by)
         entries = audit.append(
-            campaign=campaign,
-            actor=actor,
-            drafts=(drafts or _drafts)(action, outcome, rows),
-            visibility=visibility,
+            campaign=campaign, actor=actor, drafts=written, visibility=visibility
         )
         changed = sorted(
             {e.character_id for e in entries if e.character_id is not None}
@@ -135,6 +138,14 @@ def _run(
             # Inside the transaction: delivered only once it commits (journal/events.py).
             publish(campaign.pk, changed, entries[-1].pk)
     return Result(outcome, entries, changed)
+
+
+def _name_proposer(drafts: list[audit.Draft], proposer: str) -> None:
+    """A player proposed what the actor approved: each entry says so in its own sentence (the
+    actor is the GM who approved)."""
+    for draft in drafts:
+        draft.text_fr = f"{draft.text_fr} · proposé par {proposer}"
+        draft.text_en = f"{draft.text_en} · proposed by {proposer}"
 
 
 def _seats(fight: engine.Fight | None) -> dict[str, tuple]:
@@ -184,6 +195,7 @@ def _on_character(
     actor,
     dice=None,
     visibility=None,
+    proposed_by="",
 ) -> Result:
     return _run(
         actor=actor,
@@ -192,6 +204,7 @@ def _on_character(
         character_ids=[character_id],
         dice=dice,
         visibility=visibility,
+        proposed_by=proposed_by,
     )
 
 
@@ -211,7 +224,7 @@ class _Roll:
     character_ids: list[int]
 
 
-def _rolled(roll: _Roll, *, actor, dice=None, visibility=None) -> Result:
+def _rolled(roll: _Roll, *, actor, dice=None, visibility=None, proposed_by="") -> Result:
     return _run(
         actor=actor,
         action=roll.action,
@@ -219,6 +232,7 @@ def _rolled(roll: _Roll, *, actor, dice=None, visibility=None) -> Result:
         character_ids=roll.character_ids,
         dice=dice,
         visibility=visibility,
+        proposed_by=proposed_by,
     )
 
 
@@ -252,10 +266,12 @@ def character_damage(
     cause: str = "",
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
+    proposed_by: str = "",
 ) -> Result:
-    """Damage minus PA (R3); at 0 PV or less a Survie test (R10), which may roll."""
+    """Damage minus PA (R3); at 0 PV or less a Survie test (R10), which may roll.
+    `proposed_by`: the player whose proposal the actor approves (play/proposals.py)."""
     roll = _damage_roll(character_id, amount=amount, ignores_pa=ignores_pa, cause=cause)
-    return _rolled(roll, actor=actor, dice=dice, visibility=visibility)
+    return _rolled(roll, actor=actor, dice=dice, visibility=visibility, proposed_by=proposed_by)
 
 
 def _damage_roll(character_id: int, *, amount: int, ignores_pa=False, cause="") -> _Roll:
@@ -278,7 +294,14 @@ def _damage_roll(character_id: int, *, amount: int, ignores_pa=False, cause="") 
 def _amount_service(name: str, action: str, engine_function):
     """heal, flux_spend and flux_restore differ only in the engine function and action name."""
 
-    def service(*, character_id: int, actor, amount: int, visibility: str | None = None) -> Result:
+    def service(
+        *,
+        character_id: int,
+        actor,
+        amount: int,
+        visibility: str | None = None,
+        proposed_by: str = "",
+    ) -> Result:
         key = str(character_id)
         return _on_character(
             character_id,
@@ -286,6 +309,7 @@ def _amount_service(name: str, action: str, engine_function):
             lambda t: engine_function(t.state, key, amount, ruleset=t.ruleset),
             actor=actor,
             visibility=visibility,
+            proposed_by=proposed_by,
         )
 
     service.__name__ = service.__qualname__ = name
@@ -334,7 +358,14 @@ def _check_roll(character_id: int, *, stat: str, skill=None, difficulty=None, mo
     )
 
 
-def condition_add(*, character_id: int, actor, kind: str, visibility: str | None = None) -> Result:
+def condition_add(
+    *,
+    character_id: int,
+    actor,
+    kind: str,
+    visibility: str | None = None,
+    proposed_by: str = "",
+) -> Result:
     key, condition = str(character_id), engine.ConditionKind(kind)
     return _on_character(
         character_id,
@@ -342,6 +373,7 @@ def condition_add(*, character_id: int, actor, kind: str, visibility: str | None
         lambda t: engine.add_condition(t.state, key, condition, ruleset=t.ruleset),
         actor=actor,
         visibility=visibility,
+        proposed_by=proposed_by,
     )
 
 
@@ -1095,7 +1127,7 @@ def entry_undo(
         targets = [entry] if entry.kind == EntryKind.CHANGE else []
     if not targets:
         raise NothingToUndo(
-            "Un jet reste dans l'historique : annulez plutôt ses conséquences (les changements).",
+            "Un jet reste dans l’historique : annulez plutôt ses conséquences (les changements).",
             "A roll stays in the history: undo its consequences (the changes) instead.",
         )
     setting = next((t for t in targets if t.field.startswith(SETTING_PREFIX)), None)
@@ -1105,10 +1137,18 @@ def entry_undo(
             "réglages.",
             f"#{setting.pk} changes a campaign setting: change it again in the settings.",
         )
+    proposal = next((t for t in targets if t.field == PROPOSAL_FIELD), None)
+    if proposal is not None:
+        raise NotUndoable(
+            f"#{proposal.pk} note une proposition d’un joueur : elle ne change rien à annuler "
+            "(annulez plutôt ce que son approbation a changé).",
+            f"#{proposal.pk} records a player's proposal: it changes nothing to undo (undo "
+            "what its approval changed instead).",
+        )
     created = next((t for t in targets if t.field == CREATED), None)
     if created is not None:
         raise NotUndoable(
-            f"#{created.pk} crée le personnage : une création ne s'annule pas (modifiez la "
+            f"#{created.pk} crée le personnage : une création ne s’annule pas (modifiez la "
             "fiche à la place).",
             f"#{created.pk} creates the character: a creation cannot be undone (edit the "
             "sheet instead).",
@@ -1242,14 +1282,14 @@ def _check_owner(t: _Table, key: str, kind: str, owner_id: int | None) -> None:
     name = t.rows[key].name
     if kind == Kind.NPC:
         raise NotUndoable(
-            f"{name} serait un PNJ confié à un·e joueur·euse : annulez aussi l'autre "
-            "changement (l'action entière).",
+            f"{name} serait un PNJ confié à un·e joueur·euse : annulez aussi l’autre "
+            "changement (l’action entière).",
             f"{name} would be an NPC given to a player: undo the other change too (the "
             "whole action).",
         )
     if not t.campaign.memberships.filter(user_id=owner_id).exists():
         raise NotUndoable(
-            f"La personne qui jouait {name} n'est plus dans la campagne : rendez-lui le "
+            f"La personne qui jouait {name} n’est plus dans la campagne : rendez-lui le "
             "personnage en modifiant la fiche, une fois revenue.",
             f"The person who played {name} is no longer in the campaign: give the "
             "character back by editing the sheet once they are back.",

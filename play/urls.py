@@ -1,6 +1,6 @@
 from django.urls import path
 
-from play import campaign_views, fight_views, player, views
+from play import campaign_views, fight_views, player, proposal_views, views
 
 urlpatterns = [
     path(
@@ -61,6 +61,26 @@ urlpatterns = [
         "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/probability/",
         views.action_probability,
         name="action_probability",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/propose/",
+        proposal_views.proposal_create,
+        name="proposal_create",
+    ),
+    path(
+        "c/<int:campaign_id>/proposals/<int:proposal_id>/approve/",
+        proposal_views.proposal_approve_view,
+        name="proposal_approve",
+    ),
+    path(
+        "c/<int:campaign_id>/proposals/<int:proposal_id>/edit/",
+        proposal_views.proposal_edit,
+        name="proposal_edit",
+    ),
+    path(
+        "c/<int:campaign_id>/proposals/<int:proposal_id>/refuse/",
+        proposal_views.proposal_refuse_view,
+        name="proposal_refuse",
     ),
     path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
     path("c/<int:campaign_id>/fight/start/", fight_views.fight_start, name="fight_start"),

@@ -189,7 +189,10 @@ def character_card(request, campaign_id, character_id):
     its conditions, sequels and illness are read only when the card is not cached yet.
     """
     membership = get_membership(request, campaign_id)
-    character = get_object_or_404(Character, pk=character_id, campaign_id=campaign_id)
+    rows = Character.objects.all()
+    if membership.is_gm:  # the GM's card counts the proposals waiting: in the same query
+        rows = rows.annotate(pending_proposals=selectors.PENDING_PROPOSALS)
+    character = get_object_or_404(rows, pk=character_id, campaign_id=campaign_id)
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
     # A compact dashboard's row asks for itself as a row (?view=compact): only the GM has one.
@@ -302,9 +305,14 @@ def campaign_detail(request, campaign_id):
 
 
 def _dashboard(request, membership):
+    return dashboard_response(request, membership)
+
+
+def dashboard_response(request, membership, *, status=200, proposal_error=None):
     """The GM's dashboard; an htmx request aimed at one of its parts gets that part alone: the
-    live updates refetch the clock bar and the log, and closing a panel or a result asks for
-    the empty slot it is at rest."""
+    live updates refetch the clock bar, the log and the players' proposals, and closing a
+    panel or a result asks for the empty slot it is at rest. `proposal_error`: (proposal id,
+    why it could not be approved or refused), shown beside it."""
     campaign = membership.campaign
     target = request.htmx.target if request.htmx else None
     if target and parts.SLOT_ID.match(target):
@@ -314,13 +322,17 @@ def _dashboard(request, membership):
         return render(request, "play/dashboard.html#party-bar", context)
     if target == parts.FIGHT_PART:
         return render(request, "play/_fight.html", context)
+    error_for, error = proposal_error or (None, None)
+    context |= parts.proposals_list(campaign, error_for=error_for, error=error)
+    if target == parts.PROPOSALS:
+        return render(request, "play/_proposals.html", context)
     context["log_entries"] = selectors.latest_entries(membership)
     if target == parts.LOG:
         return render(request, "play/dashboard.html#log", context)
     context["characters"] = selectors.characters_for_cards(campaign)
     context["view"] = membership.dashboard_view
     context["views"] = DashboardView.choices
-    return render(request, "play/dashboard.html", context)
+    return render(request, "play/dashboard.html", context, status=status)
 
 
 @login_required

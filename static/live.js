@@ -57,6 +57,12 @@
     return (el && el.getAttribute("data-seat")) || "";
   }
 
+  // The GM's card counts the player's proposals waiting (play/proposals.py), which come and
+  // go without a new version of the character: compared like the seat.
+  function proposals(el) {
+    return (el && el.getAttribute("data-proposals")) || "0";
+  }
+
   function cardId(el) {
     var match = el && el.id && /^character-(\d+)$/.exec(el.id);
     return match ? match[1] : null;
@@ -78,12 +84,19 @@
     (data.characters || []).forEach(function (id) {
       if (announced.indexOf(id) < 0 || !document.getElementById("character-" + id)) {
         refresh(id);
+        ownProposals(id);
         return;
       }
       window.clearTimeout(coming[id]);
       coming[id] = window.setTimeout(function () { delete coming[id]; refresh(id); }, CARD_WAIT_MS);
       if (document.getElementById("party-" + id)) refetchFromPage("party-" + id);
+      ownProposals(id);
     });
+  }
+
+  // The owner's list of their proposals, on their sheet: the GM's decision shows at once.
+  function ownProposals(id) {
+    if (document.getElementById("proposals-" + id)) refetchFromPage("proposals-" + id);
   }
 
   function refresh(id) {
@@ -142,6 +155,8 @@
   // who starts a fight: the ticks and the open form survive it.
   var fightOpen = false;
   function keepFight(target) {
+    // The GM's list of proposals keeps the word being typed to refuse one, the same way.
+    if (target && target.id === "proposals") keepTyping(target);
     if (!target || target.id !== "fight") return;
     fightOpen = !!target.querySelector("details[open]");
     keepTyping(target);
@@ -179,8 +194,9 @@
     var mine = version(target), theirs = version(incoming);
     // This page has it already: an older version, or the same one in the same fight seat (a
     // turn passing moves seats, R33, without a new version of the character).
-    var known = mine !== null && theirs !== null &&
-      (theirs < mine || (theirs === mine && seat(incoming) === seat(target)));
+    var known = mine !== null && theirs !== null && (theirs < mine ||
+      (theirs === mine && seat(incoming) === seat(target) &&
+        proposals(incoming) === proposals(target)));
     if (known || busy(target, id)) {
       evt.detail.shouldSwap = false;
       return;
@@ -286,7 +302,17 @@
     if (el && (el.id === "fight" || el.id === "fight-strip")) {
       window.setTimeout(function () { checkSeats(el); }, 0);
     }
+    if (el && cardId(el)) checkProposals(el);
   });
+
+  // A GM's card come with a count of proposals (data-proposals) that the dashboard's list
+  // (#proposals) does not hold: a player proposed, or another tab decided. The list refetches.
+  function checkProposals(card) {
+    var list = document.getElementById("proposals");
+    if (!list) return;
+    var listed = list.querySelectorAll("[data-proposal-character='" + cardId(card) + "']").length;
+    if (String(listed) !== proposals(card)) refetchPart("proposals");
+  }
 
   function refetchPart(id) {
     if (!document.getElementById(id)) return;

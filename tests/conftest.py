@@ -159,7 +159,7 @@ def npc(campaign):
         pv_max=12,
         flux=4,
         flux_max=4,
-        public_notes="Un masque d'argent.",
+        public_notes="Un masque d’argent.",
         gm_notes="Le grand mechant de la campagne.",
     )
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 # Every app whose rows a refused request must leave alone; new models are picked up as added.
-_APPS = ("campaign", "characters", "journal")
+_APPS = ("campaign", "characters", "journal", "play")
 
 
 def db_state() -> dict[str, list[dict]]:

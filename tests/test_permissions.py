@@ -41,6 +41,7 @@ from django.urls import resolve, reverse
 
 from journal.models import PlaySession
 from play import services
+from play.proposals import proposal_make
 from tests.helpers import (
     assert_redirects_to_login,
     character_data,
@@ -447,6 +448,31 @@ ROUTES = [
     Route("fight_move", ("post",), _c("fight_move", "pc", "down"), GM_ONLY),
     # R9: the owner spends their own character's actions when the campaign lets players roll.
     Route("fight_spend", ("post",), _c("fight_spend", "pc", "action"), OWNER),
+    # play/urls.py: players propose, the GM approves (the world holds one proposal waiting)
+    Route(
+        "proposal_create",
+        ("post",),
+        _c("proposal_create", "pc"),
+        OWNER_ONLY,  # a player for their own character; the GM acts directly
+        data=lambda w: {"action": "damage", "amount": "3", "cause": "un piège", "note": "Aïe."},
+        ok={"post": Answer(302, location=lambda w: _c("character", "pc")(w), writes=True)},
+    ),
+    Route(
+        "proposal_approve",
+        ("post",),
+        _c("proposal_approve", "proposal"),
+        GM_ONLY,
+        ok={"post": Answer(302, location=_campaign, writes=True)},
+    ),
+    Route("proposal_edit", ("get",), _c("proposal_edit", "proposal"), GM_ONLY),
+    Route(
+        "proposal_refuse",
+        ("post",),
+        _c("proposal_refuse", "proposal"),
+        GM_ONLY,
+        data=lambda w: {"reply": "Pas cette fois."},
+        ok={"post": Answer(302, location=_campaign, writes=True)},
+    ),
     Route("entry_undo", ("post",), _c("entry_undo", "entry"), GM_ONLY),
     Route("action_undo", ("post",), _c("action_undo", "entry"), GM_ONLY),
     # live/urls.py
@@ -495,6 +521,13 @@ def world(world):
         character_ids=[world.pc.pk, world.other_pc.pk, world.npc.pk],
     )
     world.campaign.refresh_from_db()
+    world.proposal = proposal_make(
+        character_id=world.pc.pk,
+        actor=world.player,
+        action="spend_flux",
+        arguments={"amount": 2},
+        note="Un sort de lumière.",
+    )
     return world
 
 

@@ -64,7 +64,7 @@ def require_spend_flux(character: CharacterState) -> None:
     require_alive(character)
     if character.flux <= 0:
         raise NotEnoughFlux(
-            f"{character.label} n'a plus de Flux à dépenser.",
+            f"{character.label} n’a plus de Flux à dépenser.",
             f"{character.label} has no Flux left to spend.",
             rule_id="R1",
         )
@@ -85,7 +85,7 @@ def require_remove_condition(character: CharacterState) -> None:
     require_alive(character)
     if not character.conditions:
         raise ConditionNotPresent(
-            f"{character.label} n'a aucun état à retirer.",
+            f"{character.label} n’a aucun état à retirer.",
             f"{character.label} has no condition to remove.",
             rule_id="R26",
         )
@@ -106,7 +106,7 @@ def require_remedy(character: CharacterState) -> None:
     require_alive(character)
     if character.illness is None:
         raise NotIll(
-            f"{character.label} n'est pas malade.", f"{character.label} is not ill.", rule_id="R29"
+            f"{character.label} n’est pas malade.", f"{character.label} is not ill.", rule_id="R29"
         )
 
 
@@ -121,7 +121,7 @@ def require_stabilise(character: CharacterState) -> None:
         )
     if character.vital is not Vital.COMA:
         raise NotInComa(
-            f"{character.label} n'est pas dans le coma : rien à stabiliser.",
+            f"{character.label} n’est pas dans le coma : rien à stabiliser.",
             f"{character.label} is not in a coma: nothing to stabilise.",
             rule_id="R12",
         )
@@ -132,7 +132,7 @@ def require_wake(character: CharacterState, now: datetime) -> None:
     require_alive(character)
     if character.vital is not Vital.STABILISED:
         raise NotStabilised(
-            f"{character.label} n'est pas stabilisé·e : pas de test de réveil.",
+            f"{character.label} n’est pas stabilisé·e : pas de test de réveil.",
             f"{character.label} is not stabilised: no waking test.",
             rule_id="R13",
         )
@@ -151,7 +151,7 @@ def require_end_coma(character: CharacterState) -> None:
     require_alive(character)
     if character.vital not in (Vital.COMA, Vital.STABILISED):
         raise NotInComa(
-            f"{character.label} n'est pas dans le coma.",
+            f"{character.label} n’est pas dans le coma.",
             f"{character.label} is not in a coma.",
             rule_id="R15",
         )
@@ -161,7 +161,7 @@ def require_revive(character: CharacterState) -> None:
     """R16: only the dead are brought back."""
     if character.vital is not Vital.DEAD:
         raise NotDead(
-            f"{character.label} n'est pas mort·e.",
+            f"{character.label} n’est pas mort·e.",
             f"{character.label} is not dead.",
             rule_id="R16",
         )

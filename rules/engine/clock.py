@@ -64,7 +64,7 @@ def _morning(tx: Transaction, key: str | None) -> None:
         fr, en = SEVERITY_TEXT[illness.severity]
         if illness.days_left <= 0:
             tx.set(character.key, "illness", None, "R30")
-            tx.say("R30", f"n'est plus {fr}", f"is no longer {en}", character.key)
+            tx.say("R30", f"n’est plus {fr}", f"is no longer {en}", character.key)
         else:
             left = illness.days_left - 1
             tx.set(character.key, "illness", replace(illness, days_left=left), "R30")
@@ -112,7 +112,7 @@ def _hold_wake_tries(tx: Transaction) -> None:
             tx.say(
                 "R13",
                 "essais de réveil automatiques désactivés : le temps écoulé ne donnera "
-                "aucun essai, même s'ils sont réactivés",
+                "aucun essai, même s’ils sont réactivés",
                 "automatic waking tries are off: the time that passed gives no try, "
                 "even if they are turned back on",
                 character.key,
@@ -175,7 +175,7 @@ def advance_clock(
     With the automatic tries off, the time passed is recorded as owing none (R13)."""
     if (minutes is None) == (to is None):
         raise InvalidClockMove(
-            "Indiquez soit une durée, soit une heure d'arrivée.",
+            "Indiquez soit une durée, soit une heure d’arrivée.",
             "Give either a duration or a target time.",
         )
     target = campaign.clock + timedelta(minutes=minutes) if to is None else to
@@ -187,7 +187,7 @@ def advance_clock(
     tx = Transaction(campaign, rng, ruleset)
     tx.say(
         "R32",
-        f"l'horloge avance de {campaign.clock:%d/%m %H:%M} à {target:%d/%m %H:%M}",
+        f"l’horloge avance de {campaign.clock:%d/%m %H:%M} à {target:%d/%m %H:%M}",
         f"the clock moves from {campaign.clock:%d/%m %H:%M} to {target:%d/%m %H:%M}",
     )
     run_clock(tx, target)

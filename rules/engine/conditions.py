@@ -100,7 +100,7 @@ def drop_conditions(
         return False
     tx.set(key, "conditions", kept, rule_id, by_gm=by_gm)
     fr, en = condition_name(kind)
-    tx.say(rule_id, f"n'est plus {fr}", f"is no longer {en}", key)
+    tx.say(rule_id, f"n’est plus {fr}", f"is no longer {en}", key)
     return True
 
 
@@ -134,7 +134,7 @@ def remove_condition(
     if not drop_conditions(tx, key, kind, cause, "R26", by_gm=True):
         fr, en = condition_name(kind)
         raise ConditionNotPresent(
-            f"{character.label} n'est pas {fr}.", f"{character.label} is not {en}."
+            f"{character.label} n’est pas {fr}.", f"{character.label} is not {en}."
         )
     return tx.outcome()
 
@@ -155,7 +155,7 @@ def attempt_free(
     require_conscious(character)
     if not character.has(ConditionKind.IMMOBILISE):
         raise ConditionNotPresent(
-            f"{character.label} n'est pas Immobilisé.", f"{character.label} is not Immobilised."
+            f"{character.label} n’est pas Immobilisé.", f"{character.label} is not Immobilised."
         )
     tx = Transaction(campaign, rng, ruleset)
     result = roll_check(

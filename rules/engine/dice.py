@@ -66,7 +66,7 @@ def parse_dice(text: str) -> DiceExpr:
     match = _EXPRESSION.fullmatch(text) if isinstance(text, str) else None
     if match is None:
         raise InvalidDiceExpression(
-            f"« {text} » n'est pas une expression de dés (exemples : 1d20, 1d10+5, 1d4-1).",
+            f"« {text} » n’est pas une expression de dés (exemples : 1d20, 1d10+5, 1d4-1).",
             f"'{text}' is not a dice expression (examples: 1d20, 1d10+5, 1d4-1).",
         )
     count = int(match[1] or 1)

@@ -210,7 +210,7 @@ def spend(
     character = campaign.character(key)
     if key not in fight.order:
         raise NotInFight(
-            f"{character.label} n'est pas dans le combat.",
+            f"{character.label} n’est pas dans le combat.",
             f"{character.label} is not in the fight.",
         )
     require_conscious(character)

@@ -41,12 +41,12 @@ class Fight:
             return "Un combat a au moins un personnage.", "A fight has at least one character."
         if len(set(self.order)) != size:
             return (
-                "Un personnage apparaît deux fois dans l'ordre du combat.",
+                "Un personnage apparaît deux fois dans l’ordre du combat.",
                 "A character appears twice in the fight's order.",
             )
         if not set(self.surprised) <= set(self.order):
             return (
-                "Un personnage surpris n'est pas dans le combat.",
+                "Un personnage surpris n’est pas dans le combat.",
                 "A surprised character is not in the fight.",
             )
         if len(self.actions_left) != size or len(self.reflexes_left) != size:
@@ -75,7 +75,7 @@ class Fight:
         """(actions, reflexes) `key` has left this round, as stored."""
         if key not in self.order:
             raise NotInFight(
-                f"« {key} » n'est pas dans le combat.", f"'{key}' is not in the fight."
+                f"« {key} » n’est pas dans le combat.", f"'{key}' is not in the fight."
             )
         index = self.order.index(key)
         return self.actions_left[index], self.reflexes_left[index]

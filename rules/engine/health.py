@@ -127,7 +127,7 @@ def set_pv(tx: Transaction, key: str, value: int, rule_id: str) -> None:
     ):
         tx.say(
             "R12",
-            "blessé·e de nouveau : n'est plus stabilisé·e",
+            "blessé·e de nouveau : n’est plus stabilisé·e",
             "hurt again: no longer stabilised",
             key,
         )
@@ -213,7 +213,7 @@ def spend_flux(
     require_spend_flux(character)
     if amount > character.flux:
         raise NotEnoughFlux(
-            f"{character.label} n'a que {character.flux} Flux (il en faut {amount}).",
+            f"{character.label} n’a que {character.flux} Flux (il en faut {amount}).",
             f"{character.label} has only {character.flux} Flux ({amount} needed).",
         )
     tx = Transaction(campaign, None, ruleset)
@@ -338,7 +338,7 @@ def attempt_stabilise(
     require_stabilise(patient)
     if (healer_key is None) == (healer_esp is None) or healer_key == key:
         raise InvalidHealer(
-            "Stabiliser demande quelqu'un d'autre : un personnage soignant ou sa valeur d'ESP.",
+            "Stabiliser demande quelqu’un d’autre : un personnage soignant ou sa valeur d’ESP.",
             "Stabilising needs someone else: a healer character or their ESP value.",
         )
     tx = Transaction(campaign, rng, ruleset)

@@ -115,7 +115,7 @@ def night_rest(
                 tx.set(key, "sleep_deprived", True, "R31")
                 tx.say(
                     "R31",
-                    "privé·e de sommeil : −2 à tous les tests jusqu'à une vraie nuit",
+                    "privé·e de sommeil : −2 à tous les tests jusqu’à une vraie nuit",
                     "sleep-deprived: −2 to all tests until a proper night",
                     key,
                 )
@@ -186,13 +186,13 @@ def hour_rest(
     """
     if campaign.pending_hour_rest is not None:
         raise HourRestPending(
-            f"Le repos précédent ({campaign.pending_hour_rest}) n'a pas encore été réparti.",
+            f"Le repos précédent ({campaign.pending_hour_rest}) n’a pas encore été réparti.",
             f"The previous rest ({campaign.pending_hour_rest}) has not been shared yet.",
         )
     over = campaign.hour_rests_used >= ruleset.hour_rests_per_half_day
     if over and not gm_override:
         raise HourRestLimitReached(
-            f"Déjà {campaign.hour_rests_used} repos d'une heure cette demi-journée "
+            f"Déjà {campaign.hour_rests_used} repos d’une heure cette demi-journée "
             f"(limite {ruleset.hour_rests_per_half_day}) ; le MJ peut passer outre.",
             f"Already {count_en(campaign.hour_rests_used, 'hour rest', 'hour rests')} "
             "this half-day "
@@ -209,12 +209,12 @@ def hour_rest(
     end = campaign.clock + HOUR
     tx.say(
         "R18",
-        f"le groupe se repose une heure, jusqu'à {end:%d/%m %H:%M}",
+        f"le groupe se repose une heure, jusqu’à {end:%d/%m %H:%M}",
         f"the group rests for an hour, until {end:%d/%m %H:%M}",
     )
     run_clock(tx, end)
     result = tx.roll(D4, key=None, rule_id="R18", purpose="hour_rest")
-    tx.roll_line(result, "Repos d'une heure (groupe)", "Hour rest (group)")
+    tx.roll_line(result, "Repos d’une heure (groupe)", "Hour rest (group)")
     tx.set_campaign("pending_hour_rest", result.total, "R18")
     return tx.outcome()
 
@@ -229,7 +229,7 @@ def share_hour_rest(
     points = campaign.pending_hour_rest
     if points is None:
         raise NoPendingHourRest(
-            "Aucun repos d'une heure n'a été lancé.", "No hour rest has been rolled."
+            "Aucun repos d’une heure n’a été lancé.", "No hour rest has been rolled."
         )
     for key, (pv, flux) in splits.items():
         character = campaign.character(key)

@@ -180,7 +180,7 @@ def test_a_gm_plays_many_actions_in_a_row_on_the_compact_rows(
     rows.allowed.append(f"/c/{campaign.pk}/characters/{pc.pk}/act/spend_flux/")
     rows.quick(pc, "spend_flux", 999)
     panel = page.locator(f"#panel-{pc.pk}")
-    expect(panel).to_contain_text("Isaure n'a que 7 Flux (il en faut 999).")
+    expect(panel).to_contain_text("Isaure n’a que 7 Flux (il en faut 999).")
     rows.check("refused Flux", shown=panel.locator(".errors"))
     page.screenshot(path=artifacts / f"compact-{mode}-refused.png", caret="initial")
     rows.quick(pc, "damage", 2)  # the row still works after a refusal

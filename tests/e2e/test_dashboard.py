@@ -75,7 +75,7 @@ def test_a_refused_action_shows_its_message_in_the_cards_panel_without_reload(
     card.get_by_role("button", name="−Flux", exact=True).click()
 
     panel = page.locator(f"#panel-{pc.pk}")
-    expect(panel).to_contain_text("Isaure n'a que 7 Flux (il en faut 8).")
+    expect(panel).to_contain_text("Isaure n’a que 7 Flux (il en faut 8).")
     expect(card.locator("[data-testid=flux]")).to_have_text("7 / 10")
     assert page.evaluate(NO_RELOAD) == "still here"
     page.screenshot(path=artifacts / "dashboard-refused-action.png", full_page=True)

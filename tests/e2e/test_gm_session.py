@@ -196,7 +196,7 @@ def test_a_gm_plays_a_session_on_the_same_cards_without_reloading(
     # Refused by the rules: the message in the card's panel, the page whole.
     table.expect_refusal(f"/c/{campaign.pk}/characters/{pc.pk}/act/spend_flux/")
     table.quick(pc, "−Flux", 999)
-    expect(table.panel(pc)).to_contain_text("Isaure n'a que 6 Flux (il en faut 999).")
+    expect(table.panel(pc)).to_contain_text("Isaure n’a que 6 Flux (il en faut 999).")
     table.check("refused Flux", shown=table.panel(pc).locator(".errors"))
     page.screenshot(path=artifacts / f"gm-session-{mode}-refused.png", caret="initial")
 

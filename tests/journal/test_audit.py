@@ -113,7 +113,7 @@ def test_the_hash_covers_every_column_that_says_what_happened(campaign, gm, pc):
         ("before", 12),
         ("field", "flux"),
         ("rule_id", "R1"),
-        ("actor_name", "quelqu'un"),
+        ("actor_name", "quelqu’un"),
         ("character_name", "Autre"),
         ("visibility", "gm"),
         ("text_fr", "R3 · PV : 11 → 9"),

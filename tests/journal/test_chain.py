@@ -197,6 +197,41 @@ def test_a_rewrite_rehashed_without_the_key_is_detected_and_the_entry_named(
     )
 
 
+@pytest.mark.parametrize(
+    "after, text",
+    [
+        (1e-05, "R5 · Flux : 7 → 0,00001"),  # orjson writes 0.00001, json 1e-05
+        (2**70, "R5 · Flux : un nombre au-delà de 64 bits"),  # orjson refuses it
+        ({"b": [1.5, None, True], "a": 'é’\u2028\x01"\\'}, "Tab\t, retour\n, « guillemets »"),
+    ],
+)
+def test_entries_the_fast_reader_writes_otherwise_still_verify(campaign, gm, pc, after, text):
+    """verify_log reads PostgreSQL's rows by a binary COPY and hashes them with orjson; where
+    orjson's JSON differs from the definition (`payload`), the definition decides. Each
+    entry here is signed with the real key: the chain must stay intact, and a one-character
+    change must still be caught."""
+    play_a_little(campaign, gm, pc)
+    target = entries(campaign)[2]
+    key = audit.keyring().key(target.key_id)
+    # A moment on a whole second: its microseconds still written (isoformat's six digits).
+    with trigger_disabled():
+        raw(
+            "UPDATE journal_auditentry SET created_at = %s WHERE id = %s",
+            [target.created_at.replace(microsecond=0), target.pk],
+        )
+    rewrite(target.pk, key, after=after, text_fr=text)
+    assert audit.verify_chain(campaign) is None
+    assert verify_log(str(campaign.pk)) == (
+        f"campaign {campaign.pk} “La Tour de Sel”: 5 entries, chain intact\n",
+        True,
+    )
+    with trigger_disabled():
+        raw("UPDATE journal_auditentry SET text_fr = %s WHERE id = %s", [text + ".", target.pk])
+    assert audit.verify_chain(campaign) == audit.ChainProblem(
+        target.pk, "its content does not match its hash", 3
+    )
+
+
 def test_a_gap_in_the_middle_is_named_by_its_seq(campaign, gm, pc):
     play_a_little(campaign, gm, pc)
     chain = entries(campaign)
@@ -329,3 +364,19 @@ def test_transactional_tests_still_empty_the_tables(campaign, gm, pc):
     play_a_little(campaign, gm, pc)
     assert AuditEntry.objects.count() == 5
     assert connection.vendor == "postgresql"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"1180591620717411303424",
+        b"[-9223372036854775809, 9223372036854775807]",
+        b"1e400",
+        b'{"a": 1, "a": 2}',
+        b'"\\ud800"',
+        b'{"pv": -3, "roll": {"faces": [20, 1], "total": 1.5e-07}}',
+    ],
+)
+def test_the_fast_json_reader_reads_what_the_standard_library_reads(text):
+    assert audit._loads(memoryview(text)) == json.loads(text)
+    assert type(audit._loads(text)) is type(json.loads(text))

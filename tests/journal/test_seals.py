@@ -113,7 +113,7 @@ def test_the_history_page_shows_the_seal_and_checks_a_pasted_one(played, gm_clie
     assert "Ce journal prolonge bien" not in failed
     assert "«  »" not in failed
 
-    bad = gm_client.get(url, {"seal": "n'importe quoi"})
+    bad = gm_client.get(url, {"seal": "n’importe quoi"})
     assert bad.status_code == 400
     assert "Ce texte n’est pas un sceau." in bad.content.decode()
 

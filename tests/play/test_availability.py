@@ -54,9 +54,9 @@ def test_a_character_up_is_offered_everything_but_the_coma_and_death_actions(
     }
     reasons = missing(html)
     assert reasons["stabilise"] == (
-        "Stabiliser\u00a0: Isaure n'est pas dans le coma : rien à stabiliser. (R12)"
+        "Stabiliser\u00a0: Isaure n’est pas dans le coma : rien à stabiliser. (R12)"
     )
-    assert reasons["revive"] == "Ramener à la vie (MJ)\u00a0: Isaure n'est pas mort·e. (R16)"
+    assert reasons["revive"] == "Ramener à la vie (MJ)\u00a0: Isaure n’est pas mort·e. (R16)"
     assert "Pourquoi certaines actions manquent-elles\u202f?" in html
 
 
@@ -103,7 +103,7 @@ def test_r1_no_flux_button_without_flux(gm_client, campaign, pc):
     assert "spend_flux" not in offered(html)
     assert {"restore_flux", "damage", "heal"} <= offered(html)
     assert missing(html)["spend_flux"] == (
-        "Dépenser du Flux\u00a0: Isaure n'a plus de Flux à dépenser. (R1)"
+        "Dépenser du Flux\u00a0: Isaure n’a plus de Flux à dépenser. (R1)"
     )
 
 

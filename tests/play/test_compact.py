@@ -173,7 +173,7 @@ def test_a_refused_quick_action_shows_its_message_under_the_row(gm_client, campa
     )
     assert response.status_code == 400
     assert response["HX-Retarget"] == f"#panel-{pc.pk}"
-    assert "Isaure n&#x27;a que 7 Flux (il en faut 999)." in response.content.decode()
+    assert "Isaure n’a que 7 Flux (il en faut 999)." in response.content.decode()
 
 
 def test_a_row_refetches_itself_as_a_row_and_a_player_gets_a_card(

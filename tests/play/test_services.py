@@ -646,7 +646,7 @@ def test_typed_dice_left_unused_are_named_in_the_refusal(world):
             character_id=world.pc.pk, actor=world.gm, stat="VAI", dice=[14, 3, 5]
         )
     assert refusal.value.message_fr == (
-        "Ces valeurs de dés saisies n'ont pas servi : 3, 5. Rien n'a été appliqué."
+        "Ces valeurs de dés saisies n’ont pas servi : 3, 5. Rien n’a été appliqué."
     )
 
 

@@ -276,7 +276,7 @@ def test_typed_dice_an_edit_did_not_roll_are_refused(gm_client, world):
     response = edit(gm_client, world, world.pc, pv=5, dice=12)
 
     assert response.status_code == 400
-    assert "n&#x27;ont pas servi : 12" in response.content.decode()
+    assert "n’ont pas servi : 12" in response.content.decode()
     assert db_state() == before
 
 
@@ -436,5 +436,5 @@ def test_the_history_explains_why_a_creation_is_not_undone(gm, gm_client, world)
     response = gm_client.post(reverse("entry_undo", args=[world.campaign.pk, entry.pk]))
 
     assert response.status_code == 400
-    assert "une création ne s&#x27;annule pas" in response.content.decode()
+    assert "une création ne s’annule pas" in response.content.decode()
     assert db_state() == before

@@ -201,7 +201,7 @@ def test_it_answers_a_roll_undo_with_a_message_and_a_400(gm_client, campaign, gm
     before = db_state()
     response = gm_client.post(_undo_url(campaign, roll))
     assert response.status_code == 400
-    assert "jet reste dans l'historique" in response.content.decode().replace("&#x27;", "'")
+    assert "jet reste dans l’historique" in response.content.decode().replace("&#x27;", "'")
     assert db_state() == before
 
 

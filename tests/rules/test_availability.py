@@ -63,7 +63,7 @@ def test_r16_the_dead_may_only_be_revived():
 def test_r16_only_the_dead_are_revived():
     revive = refusal(hero(), "revive")
     assert (revive.rule_id, revive.code) == ("R16", "not_dead")
-    assert revive.message_fr == "Aldo n'est pas mort·e."
+    assert revive.message_fr == "Aldo n’est pas mort·e."
 
 
 def test_r11_in_a_coma_stabilise_heal_or_end_the_coma_but_no_test():
@@ -79,7 +79,7 @@ def test_r12_a_conscious_character_is_not_stabilised():
     for character in (hero(), hero(vital=Vital.BORROWED_TIME, pv=0)):
         stabilise = refusal(character, "stabilise")
         assert (stabilise.rule_id, stabilise.code) == ("R12", "not_in_coma")
-        assert "n'est pas dans le coma" in stabilise.message_fr
+        assert "n’est pas dans le coma" in stabilise.message_fr
 
 
 def test_r12_a_stabilised_character_is_not_stabilised_again():
@@ -112,7 +112,7 @@ def test_r15_only_a_coma_is_ended_by_the_gm():
 def test_r1_no_flux_to_spend_at_zero():
     spend = refusal(hero(flux=0), "spend_flux")
     assert (spend.rule_id, spend.code) == ("R1", "not_enough_flux")
-    assert spend.message_fr == "Aldo n'a plus de Flux à dépenser."
+    assert spend.message_fr == "Aldo n’a plus de Flux à dépenser."
     assert "restore_flux" in allowed(hero(flux=0))
 
 

@@ -25,7 +25,7 @@ def test_r32_the_clock_moves_by_minutes_or_to_a_time():
     target = datetime(2024, 5, 3, 9, 30)
     outcome = advance_clock(campaign(), to=target, rng=NO_DICE)
     assert outcome.state.clock == target
-    assert outcome.explanation_fr == "R32 · l'horloge avance de 01/05 20:00 à 03/05 09:30"
+    assert outcome.explanation_fr == "R32 · l’horloge avance de 01/05 20:00 à 03/05 09:30"
 
 
 def test_r32_the_clock_never_goes_back_and_needs_one_target():

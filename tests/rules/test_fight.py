@@ -335,8 +335,8 @@ def test_r25_surpris_given_at_the_start_ends_at_the_end_of_round_1():
     assert budgets(second.state) == {"aria": (2, 1), "brann": (2, 1), "gobelin": (2, 1)}
     assert second.explanation_lines("fr")[:3] == (
         "R33 · Fin de la manche 1",
-        "R25 · Aria — n'est plus Surpris",
-        "R25 · Gobelin — n'est plus Surpris",
+        "R25 · Aria — n’est plus Surpris",
+        "R25 · Gobelin — n’est plus Surpris",
     )
     assert [c.rule_id for c in second.changes] == ["R25", "R25", "R33"]
 
@@ -369,7 +369,7 @@ def test_r25_surpris_from_the_start_ends_when_the_fight_ends_during_round_1():
     assert outcome.character("aria").conditions == ()
     assert outcome.explanation_lines("fr") == (
         "R33 · Fin du combat",
-        "R25 · Aria — n'est plus Surpris",
+        "R25 · Aria — n’est plus Surpris",
     )
     assert outcome.explanation_lines("en")[0] == "R33 · The fight ends"
     assert [(c.field, c.rule_id) for c in outcome.changes] == [
@@ -559,7 +559,7 @@ def test_r25_a_surprised_combatant_leaving_loses_the_fights_surpris():
     assert not outcome.character("brann").has(ConditionKind.SURPRIS)
     assert outcome.character("gobelin").has(ConditionKind.SURPRIS, CAUSE_FIGHT)
     assert outcome.state.fight.surprised == ("gobelin",)
-    assert "R25 · Brann — n'est plus Surpris" in outcome.explanation_lines("fr")
+    assert "R25 · Brann — n’est plus Surpris" in outcome.explanation_lines("fr")
     # Coming back does not make Brann surprised again.
     back = set_order(outcome.state, ("aria", "gobelin", "brann")).state
     assert not back.character("brann").has(ConditionKind.SURPRIS)

@@ -85,7 +85,7 @@ def test_r13_tries_off_are_explained_and_undone_by_replay():
         ("a", "wake_tries_from"),
         (None, "clock"),
     ]
-    assert "aucun essai, même s'ils sont réactivés" in outcome.explanation_fr
+    assert "aucun essai, même s’ils sont réactivés" in outcome.explanation_fr
     assert replay(state, outcome.changes) == outcome.state
 
 

@@ -9,7 +9,7 @@ from characters.models import Character, Kind
 from play import services
 
 DEMO_PASSWORD = "demo"
-DEMO_CAMPAIGN = "Les Ruines d'Ysmir"
+DEMO_CAMPAIGN = "Les Ruines d’Ysmir"
 USERS = [("mj", Role.GM), ("alice", Role.PLAYER), ("bruno", Role.PLAYER)]
 CHARACTERS = [
     # name, kind, owner, stats (ADR PUI INS PRE VAI SAV ESP), pv_max, flux_max, pa
@@ -33,7 +33,9 @@ class Command(BaseCommand):
                 user.set_password(DEMO_PASSWORD)
                 user.save()
             users[username] = user
-        campaign = Campaign.objects.filter(name=DEMO_CAMPAIGN).order_by("pk").first()
+        # Its name had a straight apostrophe before: a database seeded then keeps its campaign.
+        names = (DEMO_CAMPAIGN, DEMO_CAMPAIGN.replace("’", "'"))
+        campaign = Campaign.objects.filter(name__in=names).order_by("pk").first()
         if campaign is None:
             campaign = Campaign.objects.create(name=DEMO_CAMPAIGN)
         for username, role in USERS:

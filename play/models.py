@@ -1,0 +1,104 @@
+"""What the table itself holds besides the characters: players' proposals to the GM."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from campaign.models import Campaign
+from characters.models import Character
+from journal.texts import in_language
+from rules import engine
+from rules.engine.text import condition_name
+
+
+class ProposalAction(models.TextChoices):
+    """What a player may propose; each value is the name of the GM's own action
+    (play/actions.py ACTIONS), whose form and service apply it once approved."""
+
+    DAMAGE = "damage", _("Damage taken")
+    SPEND_FLUX = "spend_flux", _("Flux spent")
+    ADD_CONDITION = "add_condition", _("A condition")
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending", _("Waiting for the GM")
+    APPROVED = "approved", _("Approved")
+    REFUSED = "refused", _("Refused")
+
+
+def summary(action: str, arguments: dict) -> tuple[str, str]:
+    """`(fr, en)`: "Dégâts 5 (piège), ignorent les PA", "Flux dépensé : 3", "État : Gêné"."""
+    if action == ProposalAction.DAMAGE:
+        fr = en = str(arguments.get("amount"))
+        fr, en = f"Dégâts : {fr}", f"Damage: {en}"
+        if arguments.get("cause"):
+            fr, en = f"{fr} ({arguments['cause']})", f"{en} ({arguments['cause']})"
+        if arguments.get("ignores_pa"):
+            fr, en = f"{fr}, ignorent les PA", f"{en}, ignoring PA"
+        return fr, en
+    if action == ProposalAction.SPEND_FLUX:
+        return f"Flux dépensé : {arguments.get('amount')}", f"Flux spent: {arguments.get('amount')}"
+    name_fr, name_en = condition_name(engine.ConditionKind(arguments["kind"]))
+    return f"État : {name_fr}", f"Condition: {name_en}"
+
+
+class Proposal(models.Model):
+    """A change a player proposes to their own character (damage taken, Flux spent, a
+    condition), with a note. It changes nothing until the GM approves it, which applies it
+    through the GM's own action (play/proposals.py); the GM may edit it first, or refuse it
+    with a word the player reads. Its life is on the audit log too."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="proposals")
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="proposals")
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    proposer_name = models.CharField(max_length=150)
+    action = models.CharField(max_length=20, choices=ProposalAction.choices)
+    # The action's arguments as its service takes them (play/actions.py `arguments()`).
+    arguments = models.JSONField(default=dict)
+    note = models.CharField(max_length=300, blank=True)
+    status = models.CharField(
+        max_length=10, choices=ProposalStatus.choices, default=ProposalStatus.PENDING
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    reply = models.CharField(max_length=200, blank=True)  # the GM's word to the player
+    # What the GM applied, when it differs from what was proposed (edited, then approved).
+    applied_arguments = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [
+            models.Index(fields=["character", "status"], name="proposal_by_character"),
+            models.Index(fields=["campaign", "status"], name="proposal_by_campaign"),
+        ]
+        verbose_name = _("proposal")
+        verbose_name_plural = _("proposals")
+
+    def __str__(self):
+        return f"#{self.pk} {self.action} ({self.status})"
+
+    @property
+    def pending(self) -> bool:
+        return self.status == ProposalStatus.PENDING
+
+    @property
+    def shown_summary(self) -> str:
+        """What was proposed, in the page's language."""
+        return in_language(*summary(self.action, self.arguments))
+
+    @property
+    def shown_applied(self) -> str:
+        """What the GM applied instead, when edited before approval."""
+        if self.applied_arguments is None:
+            return ""
+        return in_language(*summary(self.action, self.applied_arguments))
