@@ -33,6 +33,7 @@ from django.db import connections
 from django.utils import timezone
 
 from campaign.models import Campaign
+from journal import sealing
 from journal.models import SESSION_GAP, AuditEntry, PlaySession
 from rules import engine
 
@@ -351,6 +352,17 @@ def append(
             key_id=ring.current,
             prev_hash=previous,
         )
+        if entry.kind == "roll" and entry.visibility == "gm" and isinstance(entry.roll, dict):
+            # A roll only the GM sees is sealed: its commitment is written here, before the
+            # hash, so the chain covers it (journal/sealing.py).
+            entry.roll = sealing.seal(
+                campaign_id=campaign.pk,
+                seq=entry.seq,
+                character=entry.character_name,
+                action=entry.action,
+                rule_id=entry.rule_id,
+                roll=entry.roll,
+            )
         entry.hash = entry_hash(entry, key)
         seq += 1
         entry.save()

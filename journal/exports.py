@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from campaign.models import game_day
 from journal.audit import Seal
 from journal.models import AuditEntry, EntryKind, PlaySession
+from journal.sealing import REVEAL_FIELD
 from journal.seals import seal_sentence, sealed_at
 from journal.texts import field_name, rolled_by
 from journal.texts import game_time as game_time_text
@@ -96,7 +97,31 @@ def entry_record(entry: AuditEntry, lang: str) -> dict:
         "visibility": entry.visibility,
         "reverts": entry.reverts_id,
         "batch": str(entry.batch),
+    } | _seal_record(entry)
+
+
+def _seal_record(entry: AuditEntry) -> dict:
+    """A sealed roll's or a reveal's seal (journal/sealing.py), as the viewer may see it: the
+    commitment, and once revealed the opening and salt that check it; {} for other entries."""
+    view = getattr(entry, "seal_view", None)
+    if view is None:
+        return {}
+    return {
+        "seal": {
+            "sealed_roll": view.roll_id,
+            "commitment": view.commitment,
+            "reveal": view.reveal_id,
+            "opening": view.opening or None,
+            "salt": view.salt or None,
+        }
     }
+
+
+# The words of a seal in Markdown exports: (French, English).
+SEAL_WORDS = {
+    "sealed": ("scellé, engagement", "sealed, commitment"),
+    "revealed": ("révélé, engagement", "revealed, commitment"),
+}
 
 
 def _records(entries: QuerySet[AuditEntry], lang: str) -> Iterator[dict]:
@@ -239,6 +264,10 @@ def markdown_line(entry: AuditEntry, lang: str) -> str:
         parts.append(f"_{md_escape(roll_summary(entry, lang))}_")
     elif entry.actor_name:
         parts.append(f"_{md_escape(entry.actor_name)}_")
+    view = getattr(entry, "seal_view", None)
+    if view is not None:
+        words = SEAL_WORDS["revealed" if view.revealed else "sealed"][_lang_index(lang)]
+        parts.append(f"{words} `{view.commitment}`")
     steps = "".join(f"  - {md_escape(step)}\n" for step in entry.steps_text(lang))
     return "- " + " · ".join(parts) + "\n" + steps
 
@@ -292,6 +321,8 @@ def recap_markdown(
         name = md_escape(entry.character_name or "—")
         when = game_time_text(entry.game_time)[index] if entry.game_time else ""
         if entry.kind == EntryKind.ROLL:
+            if entry.field == REVEAL_FIELD:
+                continue  # a sealed roll revealed: the roll itself is counted, once
             rolls += 1
             roll = entry.roll or {}
             natural = roll.get("natural")

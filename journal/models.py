@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -15,7 +16,19 @@ from journal.texts import in_language, rolled_by
 
 
 class AppendOnlyQuerySet(models.QuerySet):
-    """History is never rewritten: bulk updates and deletes are refused here too."""
+    """History is never rewritten: bulk updates and deletes are refused here too.
+
+    `_viewer` is the member the entries are read for (journal.visibility.visible_entries):
+    it follows the queryset through filters and slices, so that every entry read from it is
+    shown as that member may see it (a sealed roll's result blanked for a player).
+    """
+
+    _viewer = None
+
+    def _clone(self):
+        clone = super()._clone()
+        clone._viewer = self._viewer
+        return clone
 
     def update(self, **kwargs):
         raise AuditLogImmutable("audit entries cannot be updated")
@@ -94,6 +107,8 @@ class AuditEntry(models.Model):
             # Keyset pages of the history filtered by character or kind (journal/views.py).
             models.Index(fields=["character", "-id"], name="log_by_character"),
             models.Index(fields=["campaign", "kind", "-id"], name="log_by_kind"),
+            # The reveals of sealed rolls (journal/sealing.py): few, read whole per campaign.
+            models.Index(fields=["campaign", "id"], condition=Q(field="seal"), name="log_reveals"),
         ]
         constraints = [
             # Two writers can never give out the same place in a campaign's chain.

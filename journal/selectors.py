@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Membership, PartyVisibility, game_day
 from journal.models import AuditEntry, EntryKind, PlaySession
-from journal.visibility import visible_entries
+from journal.visibility import SEALED, visible_entries
 
 PAGE_SIZE = 50
 NO_ACTOR = "none"  # the filter's value for entries the clock wrote
@@ -223,3 +223,12 @@ def session_entries(membership: Membership, session: PlaySession) -> QuerySet[Au
     if following is not None:
         entries = entries.filter(created_at__lt=following)
     return entries.order_by("id")
+
+
+SEALED_SHOWN = 10  # a sheet's latest sealed rolls
+
+
+def sealed_rolls(membership: Membership, character_id: int, limit: int = SEALED_SHOWN):
+    """The character's latest sealed rolls this member may see, newest first, each with its
+    `seal_view` (sealed, or revealed with what checks it): journal/sealing.py."""
+    return list(visible_entries(membership).filter(SEALED, character_id=character_id)[:limit])

@@ -11,6 +11,11 @@ urlpatterns = [
     ),
     path("c/<int:campaign_id>/history/seal.json", views.history_seal, name="history_seal"),
     path(
+        "c/<int:campaign_id>/history/<int:entry_id>/reveal/",
+        views.entry_reveal,
+        name="entry_reveal",
+    ),
+    path(
         "c/<int:campaign_id>/history/sessions/new/",
         views.session_start,
         name="session_start",

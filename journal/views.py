@@ -13,13 +13,14 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from campaign.permissions import get_gm_membership, get_membership
 from journal import exports, services
 from journal.audit import BadSeal, Seal, check_seal, seal_for
-from journal.models import PlaySession
+from journal.models import AuditEntry, PlaySession
 from journal.seals import bad_seal_message, check_message, sealed_at
 from journal.selectors import (
     HistoryFilterForm,
@@ -172,3 +173,48 @@ def session_start(request, campaign_id):
     services.session_start(campaign_id=membership.campaign_id, user=request.user)
     messages.success(request, _("A new play session has begun."))
     return redirect("history", membership.campaign_id)
+
+
+@login_required
+@require_POST
+def entry_reveal(request, campaign_id, entry_id):
+    """The GM reveals a sealed roll (issue 13): a new entry everyone sees, with the roll in
+    full; every open page then checks it against the commitment it holds (static/sealed.js).
+    htmx gets the answer in place of the button; a plain form goes back where it came from."""
+    membership = get_gm_membership(request, campaign_id)
+    try:
+        reveal = services.roll_reveal(
+            campaign_id=membership.campaign_id, entry_id=entry_id, actor=request.user
+        )
+    except AuditEntry.DoesNotExist:
+        raise Http404 from None
+    except services.RevealRefused as refused:
+        if refused.code == services.ALREADY_REVEALED:
+            message = _("This roll has already been revealed.")
+        else:
+            message = _("Only a roll the GM alone saw, sealed when it was rolled, can be revealed.")
+        return _reveal_answer(request, membership, message, status=400)
+    message = _("Roll no. %(entry)s revealed to the players (entry no. %(reveal)s).") % {
+        "entry": entry_id,
+        "reveal": reveal.pk,
+    }
+    if request.htmx:
+        return _reveal_answer(request, membership, message)
+    messages.success(request, message)
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        back = reverse("history", args=[membership.campaign_id]) + f"#entry-{reveal.pk}"
+    return redirect(back)
+
+
+def _reveal_answer(request, membership, message, *, status=200):
+    template = "journal/reveal.html#answer" if request.htmx else "journal/reveal.html"
+    context = {
+        "campaign": membership.campaign,
+        "membership": membership,
+        "message": message,
+        "refused": status >= 400,
+    }
+    return render(request, template, context, status=status)

@@ -2,8 +2,10 @@
 streams and exports. Nothing else filters entries by viewer.
 
 - A GM sees every entry of the campaign.
-- A player sees entries marked for everyone, and of those (a player's proposals to the GM,
-  whatever the campaign's `party_visibility`, only those about their own characters):
+- A player sees entries marked for everyone and the GM's sealed rolls (GM-only rolls, shown
+  sealed: what they were for and a commitment, never the result, until the GM reveals them;
+  journal/sealing.py), and of those (a player's proposals to the GM, whatever the campaign's
+  `party_visibility`, only those about their own characters):
   - every entry about their own characters, and every entry about no character (the clock,
     the scene, the group's hour rest);
   - about other characters, what the campaign's `party_visibility` makes public:
@@ -14,9 +16,11 @@ streams and exports. Nothing else filters entries by viewer.
 from typing import NamedTuple
 
 from django.db.models import Q, QuerySet
+from django.db.models.query import ModelIterable
 
 from campaign.models import Membership, PartyVisibility, Visibility
-from journal.models import AuditEntry
+from journal import sealing
+from journal.models import AuditEntry, EntryKind
 from journal.texts import PROPOSAL_FIELD
 
 STATE_FIELDS = ("vital", "conditions")
@@ -27,11 +31,50 @@ def sees_every_entry(membership: Membership) -> bool:
 
 
 def visible_entries(membership: Membership) -> QuerySet[AuditEntry]:
-    """The campaign's entries this member may see, newest first."""
+    """The campaign's entries this member may see, newest first.
+
+    Every entry read from it (or from any queryset made from it by filtering, slicing,
+    ordering, `.iterator()`) comes shown as this member may see it (`shown`): a sealed roll
+    carries its `seal_view`, and for a player before the reveal nothing of its result. Reading
+    columns with `.values()` bypasses that: read only what a player may know that way (ids,
+    batches, characters, `entry_facts`).
+    """
     entries = AuditEntry.objects.filter(campaign_id=membership.campaign_id)
     if not sees_every_entry(membership):
         entries = entries.filter(player_filter(membership))
-    return entries.order_by("-id")
+    entries = entries.order_by("-id")
+    entries._viewer = membership
+    entries._iterable_class = _ShownIterable
+    return entries
+
+
+class _ShownIterable(ModelIterable):
+    """Model instances of `visible_entries`, each through `shown` for the queryset's viewer;
+    the campaign's reveals are read once, at the first sealed roll or reveal met."""
+
+    def __iter__(self):
+        viewer = self.queryset._viewer
+        reveals = None
+        for entry in super().__iter__():
+            if viewer is not None and entry.kind == EntryKind.ROLL:
+                if reveals is None and (entry.visibility == Visibility.GM_ONLY or entry.field):
+                    reveals = sealing.reveals_by_roll(entry.campaign_id)
+                sealing.present(entry, sees_all=sees_every_entry(viewer), reveals=reveals or {})
+            yield entry
+
+
+def shown(membership: Membership, entries) -> list[AuditEntry]:
+    """Entries read some other way (already model instances), as `membership` may see them:
+    what `visible_entries` does to what it reads. The caller has checked that the member may
+    see each entry at all (`sees_entry`)."""
+    entries = list(entries)
+    reveals = None
+    for entry in entries:
+        if entry.kind == EntryKind.ROLL:
+            if reveals is None:
+                reveals = sealing.reveals_by_roll(entry.campaign_id)
+            sealing.present(entry, sees_all=sees_every_entry(membership), reveals=reveals)
+    return entries
 
 
 class EntryFacts(NamedTuple):
@@ -44,14 +87,32 @@ class EntryFacts(NamedTuple):
     owner_id: int | None
     kind: str
     field: str
+    # A sealed roll's commitment (journal/sealing.py), which players are told of; else None.
+    commitment: str | None = None
 
 
 def entry_facts(entries: QuerySet[AuditEntry]) -> list[EntryFacts]:
     """`entries` as the facts `sees_entry` needs, in one query."""
     rows = entries.values_list(
-        "id", "batch", "visibility", "character_id", "character__owner_id", "kind", "field"
+        "id",
+        "batch",
+        "visibility",
+        "character_id",
+        "character__owner_id",
+        "kind",
+        "field",
+        "roll__seal__commitment",
     )
     return [EntryFacts(*row) for row in rows]
+
+
+def is_sealed(entry: EntryFacts) -> bool:
+    """A GM-only roll a player sees sealed (one with a commitment: journal/sealing.py)."""
+    return (
+        entry.visibility == Visibility.GM_ONLY
+        and entry.kind == EntryKind.ROLL
+        and bool(entry.commitment)
+    )
 
 
 def sees_entry(membership: Membership, entry: EntryFacts) -> bool:
@@ -60,7 +121,7 @@ def sees_entry(membership: Membership, entry: EntryFacts) -> bool:
     with `player_filter` (tests/journal/test_visibility.py holds them side by side)."""
     if sees_every_entry(membership):
         return True
-    if entry.visibility != Visibility.EVERYONE:
+    if entry.visibility != Visibility.EVERYONE and not is_sealed(entry):
         return False
     own = entry.character_id is None or (
         entry.owner_id is not None and entry.owner_id == membership.user_id
@@ -75,8 +136,12 @@ def sees_entry(membership: Membership, entry: EntryFacts) -> bool:
     return own
 
 
+# A GM-only roll written with a seal (rolls from before sealed rolls existed have none).
+SEALED = Q(visibility=Visibility.GM_ONLY, kind=EntryKind.ROLL, roll__seal__has_key="commitment")
+
+
 def player_filter(membership: Membership) -> Q:
-    public = Q(visibility=Visibility.EVERYONE) & (
+    public = (Q(visibility=Visibility.EVERYONE) | SEALED) & (
         ~Q(field=PROPOSAL_FIELD) | Q(character__owner_id=membership.user_id)
     )
     party = membership.campaign.party_visibility

@@ -33,6 +33,7 @@ ASSETS = (
     "live.js",
     "offline.js",
     "feed.js",
+    "sealed.js",
     "django_htmx/htmx-2.min.js",
     "django_htmx/ext/hx-sse-2.min.js",
     "manifest.webmanifest",

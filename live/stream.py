@@ -98,7 +98,14 @@ from campaign.permissions import can_see_full_sheet, get_membership
 from characters.models import Character
 from journal import events as live
 from journal.models import AuditEntry
-from journal.visibility import entry_facts, sees_entry, sees_every_entry, visible_entries
+from journal.visibility import (
+    EntryFacts,
+    entry_facts,
+    is_sealed,
+    sees_entry,
+    sees_every_entry,
+    visible_entries,
+)
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input, shown_view
 from play.selectors import characters_for_cards
 
@@ -131,6 +138,9 @@ class Change:
     characters: tuple[int, ...]
     cards: tuple[int, ...] = ()  # those whose HTML follows (`CardsMessage`)
     campaign: bool = False  # the campaign's own state changed (clock, scene, hour rests)
+    # The GM's sealed rolls of the batch a player is told of: (entry id, commitment), never
+    # the result (journal/sealing.py); static/sealed.js remembers them until the reveal.
+    sealed: tuple[tuple[int, str], ...] = ()
 
     def as_dict(self) -> dict:
         data = {"characters": list(self.characters), "log_id": self.log_id}
@@ -138,6 +148,8 @@ class Change:
             data["cards"] = list(self.cards)
         if self.campaign:
             data["campaign"] = True
+        if self.sealed:
+            data["sealed"] = {str(entry_id): commitment for entry_id, commitment in self.sealed}
         return data
 
     @property
@@ -251,12 +263,18 @@ def missed_changes(membership: Membership, after: int) -> tuple[list[Change], in
         visible_entries(membership)
         .filter(id__gt=after, id__lte=head)
         .order_by("id")
-        .values_list("id", "batch", "character_id")
+        .values_list("id", "batch", "character_id", "visibility", "kind", "roll__seal__commitment")
         .iterator(chunk_size=2000)
     )
     characters: dict = {}
     of_campaign = set()  # batches with entries of the campaign itself
-    for _, batch, character_id in rows:
+    sealed: dict = {}  # batch -> [(entry id, commitment)] of its sealed rolls
+    gm = sees_every_entry(membership)
+    for entry_id, batch, character_id, visibility, kind, commitment in rows:
+        if not gm and is_sealed(
+            EntryFacts(entry_id, batch, visibility, None, None, kind, "", commitment)
+        ):
+            sealed.setdefault(batch, []).append((entry_id, commitment))
         seen = characters.setdefault(batch, set())
         if character_id is not None:
             seen.add(character_id)
@@ -272,7 +290,12 @@ def missed_changes(membership: Membership, after: int) -> tuple[list[Change], in
         .values_list("batch", "last")
     )
     changes = [
-        Change(last_ids[batch], tuple(sorted(ids)), campaign=batch in of_campaign)
+        Change(
+            last_ids[batch],
+            tuple(sorted(ids)),
+            campaign=batch in of_campaign,
+            sealed=tuple(sealed.get(batch, ())),
+        )
         for batch, ids in characters.items()
         if ids or batch in of_campaign
     ]
@@ -287,6 +310,7 @@ class Seen:
     membership: Membership
     owners: dict  # the characters they may know changed -> their owner's id (None for a GM)
     campaign: bool  # whether they may know the campaign itself changed
+    sealed: tuple = ()  # the batch's sealed rolls they are told of: (entry id, commitment)
 
 
 def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen | None]:
@@ -339,7 +363,8 @@ def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen 
             # A fight's turn moves seats that no entry names (play/services.py,
             # _seats_moved): the viewer's own characters among the event's are theirs.
             owners.update((pk, o) for pk, o in event_owners().items() if o == user_id)
-        views[user_id] = Seen(membership, owners, of_campaign)
+        sealed = tuple((e.id, e.commitment) for e in seen if is_sealed(e))
+        views[user_id] = Seen(membership, owners, of_campaign, sealed)
     return views
 
 
@@ -352,7 +377,13 @@ def _change(event: live.Event, seen: Seen, shown: Shown) -> Change:
         for pk, owner_id in seen.owners.items()
         if pk in shown.cards and can_see_full_sheet(seen.membership, Character(owner_id=owner_id))
     )
-    return Change(event.log_id, tuple(sorted(seen.owners)), tuple(sorted(cards)), seen.campaign)
+    return Change(
+        event.log_id,
+        tuple(sorted(seen.owners)),
+        tuple(sorted(cards)),
+        seen.campaign,
+        seen.sealed,
+    )
 
 
 def _visible_change(event: live.Event, user_id: int, shown: Shown):

@@ -15,6 +15,7 @@ from django.urls import Resolver404, get_script_prefix, resolve, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from journal import sealing
 from journal.models import EntryKind
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
@@ -156,16 +157,24 @@ class ActionResult:
     lines: tuple[str, ...]
     slot: Slot
     undo_url: str | None = None
+    # The sealed rolls it made (GM only: journal/sealing.py), (entry id, reveal URL) each.
+    sealed: tuple[tuple[int, str], ...] = ()
 
 
 def action_result(campaign, entries, lines, slot: Slot) -> ActionResult:
     """`entries`: what the service wrote; its changes are undone together, through the same
-    view and rules as the history's "undo the whole action"."""
+    view and rules as the history's "undo the whole action"; its sealed rolls can be revealed
+    from here."""
     changes = [e for e in entries if e.kind == EntryKind.CHANGE]
     undo_url = None
     if changes:
         undo_url = reverse("action_undo", args=[campaign.pk, changes[-1].pk])
-    return ActionResult(tuple(lines), slot, undo_url)
+    sealed = tuple(
+        (e.pk, reverse("entry_reveal", args=[campaign.pk, e.pk]))
+        for e in entries
+        if sealing.is_sealed_roll(e)
+    )
+    return ActionResult(tuple(lines), slot, undo_url, sealed)
 
 
 def undo_lines(entries) -> list[str]:

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaign.permissions import can_roll_for, can_see_full_sheet, get_membership
 from characters.models import Character, Vital
 from journal.feed import feed
+from journal.selectors import sealed_rolls
 from journal.texts import explanation, rule_message
 from play import selectors, services
 from play.actions import CheckForm
@@ -73,6 +74,8 @@ def sheet_response(
             "fight_error": fight_error,
             # The live roll feed (journal/feed.py): what this member may see of the log.
             "feed": feed(membership, character),
+            # The GM's sealed rolls of this character, checked on the device (issue 13).
+            "sealed_rolls": sealed_rolls(membership, character.pk),
             **_proposing(membership, character, proposal_form),
         },
         status=status,

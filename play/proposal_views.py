@@ -29,7 +29,9 @@ from play import parts, player, selectors, views
 from play.actions import ACTIONS
 from play.models import Proposal
 from play.proposals import (
+    ProposalClosed,
     ProposalForm,
+    closed_message,
     gm_form_data,
     proposal_approve,
     proposal_make,
@@ -162,8 +164,9 @@ def _gm_form(proposal, data, membership):
 def proposal_edit(request, campaign_id, proposal_id):
     membership = get_gm_membership(request, campaign_id)
     proposal = _proposal(membership, proposal_id)
-    if not proposal.pending:
-        return redirect("campaign", campaign_id)
+    if not proposal.pending:  # decided meanwhile (another tab, another GM): the list says so
+        closed = ProposalClosed(*closed_message(proposal))
+        return _refused(request, membership, proposal, rule_message(closed))
     form = _gm_form(proposal, None, membership)
     form.initial = gm_form_data(proposal)
     return _edit_panel(request, membership, proposal, form)

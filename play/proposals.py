@@ -263,12 +263,16 @@ def _locked(proposal_id: int, campaign_id: int) -> tuple[Campaign, Proposal]:
         .get(pk=proposal_id, campaign=campaign)
     )
     if not proposal.pending:
-        fr, en = _DECIDED[proposal.status]
-        raise ProposalClosed(
-            f"La proposition #{proposal.pk} a déjà été {fr} : rien n’a été changé.",
-            f"Proposal #{proposal.pk} was already {en}: nothing was changed.",
-        )
+        raise ProposalClosed(*closed_message(proposal))
     return campaign, proposal
+
+
+def closed_message(proposal: Proposal) -> tuple[str, str]:
+    fr, en = _DECIDED[proposal.status]
+    return (
+        f"La proposition #{proposal.pk} a déjà été {fr} : rien n’a été changé.",
+        f"Proposal #{proposal.pk} was already {en}: nothing was changed.",
+    )
 
 
 def proposal_refuse(*, campaign_id: int, proposal_id: int, actor, reply: str = "") -> Proposal:
@@ -318,9 +322,11 @@ def proposal_approve(*, campaign_id: int, proposal_id: int, actor, **arguments) 
         proposal.applied_arguments = applied if edited else None
         proposal.save(update_fields=["status", "decided_by", "decided_at", "applied_arguments"])
         fr, en = summary(proposal.action, applied)
+        done_fr, done_en = "approuvée", "approved"
         if edited:
             was_fr, was_en = summary(proposal.action, proposal.arguments)
-            fr, en = f"{fr}, modifiée (proposé : {was_fr})", f"{en}, edited (proposed: {was_en})"
+            fr, en = f"{fr} (au lieu de {was_fr})", f"{en} (instead of {was_en})"
+            done_fr, done_en = "modifiée puis approuvée", "edited, then approved"
         who_fr, who = de(proposal.proposer_name), proposal.proposer_name
         _log(
             campaign,
@@ -334,7 +340,7 @@ def proposal_approve(*, campaign_id: int, proposal_id: int, actor, **arguments) 
                 "arguments": applied,
                 "entries": [e.pk for e in result.entries],
             },
-            fr=f"Proposition #{proposal.pk} {who_fr} approuvée : {fr}",
-            en=f"Proposal #{proposal.pk} by {who} approved: {en}",
+            fr=f"Proposition #{proposal.pk} {who_fr} {done_fr} : {fr}",
+            en=f"Proposal #{proposal.pk} by {who} {done_en}: {en}",
         )
     return Approved(proposal, result)

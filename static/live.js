@@ -256,7 +256,8 @@
 
   function receive(id, data) {
     if (id) lastId = String(id);
-    // The seal watch (below) and the sheet's feed (static/feed.js).
+    // The seal watch (below), the sheet's feed (static/feed.js) and the sealed rolls
+    // (static/sealed.js: `data.sealed`).
     document.dispatchEvent(new CustomEvent("live:change", { detail: data }));
     changed(data);
     followCampaign(data); // issue 16, see below
@@ -275,6 +276,11 @@
       refetchPart("fight");
       refetchPart("fight-strip");
     }
+    // Parts about one character that are not its card (a sheet's sealed rolls, issue 13).
+    document.querySelectorAll("[data-follow-character]").forEach(function (part) {
+      var id = parseInt(part.getAttribute("data-follow-character"), 10);
+      if ((data.characters || []).indexOf(id) >= 0 && part.id) refetchPart(part.id);
+    });
     var log = document.getElementById("roll-log");
     if (log && !(parseInt(log.dataset.logId || "0", 10) >= data.log_id)) refetchPart("roll-log");
   }

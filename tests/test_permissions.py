@@ -363,6 +363,7 @@ ROUTES = [
     Route("history", ("get",), _c("history"), MEMBERS),
     Route("history_export", ("get",), _c("history_export", "csv"), MEMBERS),
     Route("history_seal", ("get",), _c("history_seal"), MEMBERS),
+    Route("entry_reveal", ("post",), _c("entry_reveal", "sealed"), GM_ONLY),
     Route("session_start", ("post",), _c("session_start"), GM_ONLY),
     Route("session_recap", ("get",), _c("session_recap", "session"), MEMBERS),
     # play/urls.py
@@ -514,6 +515,10 @@ def world(world):
     """The shared world with one action in the log (so a play session and an entry to undo)."""
     result = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
     world.entry = result.entries[0]
+    # A sealed roll (issue 13): a test only the GM sees, for the reveal's route.
+    check = {"stat": "INS", "skill": "Guet", "difficulty": "10"}
+    sealed = run(world.campaign, world.gm, "check", check, character=world.pc, visibility="gm")
+    world.sealed = sealed.entries[0]
     world.session = PlaySession.objects.get(campaign=world.campaign)
     services.fight_start(
         campaign_id=world.campaign.pk,

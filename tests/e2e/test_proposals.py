@@ -186,6 +186,9 @@ def test_a_player_proposes_and_the_gm_approves_edits_and_refuses(
     table.settled(gm)
     table.check("three waiting")
     gm.screenshot(path=artifacts / f"proposals-{mode}-gm-waiting.png")
+    gm.emulate_media(color_scheme="dark")
+    gm.screenshot(path=artifacts / f"proposals-{mode}-gm-waiting-dark.png")
+    gm.emulate_media(color_scheme="light")
 
     items = table.listing.get_by_test_id("proposal")
     result = gm.locator(f"#result-{pc.pk}")

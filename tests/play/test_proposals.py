@@ -6,17 +6,21 @@ who proposed it and its actor the GM who approved; edited, the GM's arguments ap
 the player reads the GM's word. Who may use each URL is tests/test_permissions.py's table.
 """
 
+import re
+
 import pytest
 from django.urls import reverse
 from django.utils import translation
 
 from campaign.models import PartyVisibility
 from characters.models import Character
+from journal import events as live
 from journal.models import AuditEntry
 from journal.visibility import entry_facts, sees_entry, visible_entries
+from live import stream
 from play import services
 from play.models import Proposal, ProposalStatus
-from play.proposals import proposal_approve, proposal_make
+from play.proposals import proposal_approve, proposal_make, proposal_refuse
 from tests.helpers import db_state
 
 DAMAGE = {"action": "damage", "amount": "5", "cause": "piège à flèches", "note": "Je l’ai lu."}
@@ -120,7 +124,10 @@ def test_r1_edited_then_approved_applies_the_gms_numbers(player_client, gm_clien
     [spent] = game_entries(world.campaign)
     assert (spent.rule_id, spent.before, spent.after) == ("R1", 7, 5)
     approved = proposal_entries(world.campaign)[-1]
-    assert "modifiée (proposé : Flux dépensé : 4)" in approved.text_fr
+    assert approved.text_fr == (
+        f"Proposition #{proposal.pk} de paul_joueur modifiée puis approuvée : "
+        "Flux dépensé : 2 (au lieu de Flux dépensé : 4)"
+    )
 
 
 def test_an_edit_the_rules_refuse_shows_in_its_panel(player_client, gm_client, world):
@@ -347,3 +354,48 @@ def test_the_history_offers_no_undo_for_a_proposals_entries(player_client, gm_cl
     page = gm_client.get(reverse("history", args=[world.campaign.pk])).content.decode()
     assert f'id="entry-{entry.pk}"' in page
     assert reverse("entry_undo", args=[world.campaign.pk, entry.pk]) not in page
+
+
+def test_the_stream_pushes_the_gms_card_with_its_count_though_the_version_did_not_move(world):
+    """A proposal is published as a change of its character: the GM's stream brings the card
+    (its count of proposals, in its cache key) and the owner's announces it; another player
+    learns nothing of it."""
+    version = Character.objects.get(pk=world.pc.pk).version
+    proposal = proposal_make(
+        character_id=world.pc.pk, actor=world.player, action="spend_flux", arguments={"amount": 1}
+    )
+    entry = AuditEntry.objects.get(field="proposal")
+    event = live.Event(world.campaign.pk, (world.pc.pk,), entry.pk)
+    shown = stream.Shown(cards=frozenset({world.pc.pk}))
+    change, membership = stream._visible_change(event, world.gm.pk, shown)
+    assert change.cards == (world.pc.pk,)
+    html = stream._cards_message(membership, change, shown).html[world.pc.pk]
+    assert f'data-version="{version}"' in html and 'data-proposals="1"' in html
+    assert "1 proposal" in html or "1 proposition" in html
+    change, _ = stream._visible_change(event, world.player.pk, shown)
+    assert change.characters == (world.pc.pk,)
+    change, _ = stream._visible_change(event, world.other_player.pk, shown)
+    assert change.characters == ()
+    # Refused: the count goes, the card again (same version).
+    proposal_refuse(campaign_id=world.campaign.pk, proposal_id=proposal.pk, actor=world.gm)
+    change, membership = stream._visible_change(event, world.gm.pk, shown)
+    html = stream._cards_message(membership, change, shown).html[world.pc.pk]
+    assert 'data-proposals="0"' in html and 'data-testid="proposals-count"' not in html
+
+
+def test_the_compact_row_counts_what_waits(player_client, gm_client, world):
+    player_client.post(propose_url(world), DAMAGE)
+    gm_client.post(reverse("dashboard_view", args=[world.campaign.pk]), {"view": "compact"})
+    page = gm_client.get(reverse("campaign", args=[world.campaign.pk])).content.decode()
+    assert 'data-testid="row"' in page
+    assert re.search(r'data-testid="proposals-count"[^>]*>1 prop\.<', page)
+
+
+def test_editing_a_proposal_decided_meanwhile_says_so_in_the_list(player_client, gm_client, world):
+    player_client.post(propose_url(world), DAMAGE)
+    proposal = Proposal.objects.get()
+    gm_client.post(url("proposal_refuse", world, proposal), {"reply": ""})
+    response = gm_client.get(url("proposal_edit", world, proposal), HTTP_HX_REQUEST="true")
+    assert response.status_code == 400
+    assert response["HX-Retarget"] == "#proposals"
+    assert "déjà été refusée" in response.content.decode()

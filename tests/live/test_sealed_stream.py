@@ -1,0 +1,78 @@
+"""The live stream and its polling fallback tell players of a sealed roll (issue 13): its
+commitment, never its result; after the reveal, the change names the character, whose sheet
+refetches the revealed roll through the viewer's permissions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.urls import reverse
+
+from journal.services import roll_reveal
+from live import stream
+from tests.live.test_live import open_stream, play
+from tests.play.play import run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SECRET = {"stat": "INS", "skill": "Secretissime", "difficulty": "10"}
+
+
+def sealed_check(world, die=17):
+    result = run(
+        world.campaign, world.gm, "check", SECRET, character=world.pc, typed=[die], visibility="gm"
+    )
+    return result, next(e for e in result.entries if e.kind == "roll")
+
+
+def test_r5_a_players_stream_holds_the_commitment_of_a_sealed_roll_never_its_result(world):
+    shown = stream.Shown(cards=frozenset({world.pc.pk}))
+    found = {}
+
+    async def scenario():
+        player = await open_stream(world.player_membership, shown=shown)
+        gm = await open_stream(world.gm_membership, shown=shown)
+        _, entry = await sync_to_async(sealed_check)(world)
+        found["entry"] = entry
+        found["player"] = await player.event()
+        found["gm"] = await gm.event()
+        await sync_to_async(roll_reveal)(
+            campaign_id=world.campaign.pk, entry_id=entry.pk, actor=world.gm
+        )
+        found["reveal"] = next(e for e in await player.events(2) if e["event"] == "change")
+        found["raw"] = b"".join(player.raw).decode()
+        await player.close()
+        await gm.close()
+
+    play(scenario)
+    entry = found["entry"]
+    seal = entry.roll["seal"]
+    event = found["player"]
+    assert event["event"] == "change"
+    assert event["data"]["characters"] == [world.pc.pk]
+    assert event["data"]["sealed"] == {str(entry.pk): seal["commitment"]}
+    # Before the reveal, nothing of the result went down this player's stream.
+    before = found["raw"].split(f"id: {found['reveal']['id']}")[0]
+    for secret in ("Secretissime", seal["salt"], "17 (d20)"):
+        assert secret not in before
+    # The GM's stream does not read the batch: no `sealed` to remember, the GM sees all.
+    assert "sealed" not in found["gm"]["data"]
+    # The reveal names the character: the player's sheet refetches its sealed rolls.
+    assert found["reveal"]["data"]["characters"] == [world.pc.pk]
+    assert "sealed" not in found["reveal"]["data"]
+
+
+def test_r5_catching_up_and_polling_tell_the_commitment_too(world, player_client):
+    _, entry = sealed_check(world)
+    changes, _ = stream.missed_changes(world.player_membership, 0)
+    assert changes[-1].sealed == ((entry.pk, entry.roll["seal"]["commitment"]),)
+    gm_changes, _ = stream.missed_changes(world.gm_membership, 0)
+    assert gm_changes[-1].sealed == ()
+    url = reverse("campaign_events_poll", args=[world.campaign.pk])
+    body = player_client.get(url, {"after": 0}).content.decode()
+    assert json.loads(body)["changes"][-1]["sealed"] == {
+        str(entry.pk): entry.roll["seal"]["commitment"]
+    }
+    assert "Secretissime" not in body and entry.roll["seal"]["salt"] not in body
