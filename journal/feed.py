@@ -2,8 +2,9 @@
 newest first, and for those about the sheet's character a short line saying why its numbers
 just moved ("R11 · heure de coma : PV −2 → −3"), which the phone shows as a toast.
 
-Which entries: journal.visibility's `visible_entries`, the rule of the history, the stream
-and the exports; nothing here filters by viewer.
+Which entries, and how: journal.visibility's `visible_entries`, the rule of the history, the
+stream and the exports (a GM's sealed roll reaches a player as it shows it: sealed, never its
+result before the reveal); nothing here filters or rewrites entries by viewer.
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ FEED_SIZE = 10  # entries under the sheet
 # no rule-specific step (R1: PV and Flux spent or healed) says which action made it instead.
 RULE_REASONS = {
     "R3": ("dégâts", "damage"),
-    "R5": ("test", "test"),
-    "R6": ("dé impair compté 0", "odd die counts 0"),
     "R10": ("à 0 PV", "at 0 PV"),
     "R11": ("heure de coma", "coma hour"),
     "R12": ("stabilisation", "stabilising"),
@@ -89,20 +88,21 @@ def reason(entry: AuditEntry) -> str:
 
 
 def toast_text(entry: AuditEntry) -> str:
-    """ "R11 · heure de coma : PV −2 → −3": the entry's rule, why, and what moved."""
+    """ "R11 · heure de coma : PV −2 → −3": the change's rule, why, and what moved. A roll
+    says what it was for itself ("R11 · Survie (VAI) : …"; a sealed roll, that it is sealed,
+    as visible_entries showed it to this viewer)."""
     text = entry.shown_text
+    if entry.kind != "change":
+        return typographic(text)
     prefix = f"{entry.rule_id} · " if entry.rule_id else ""
     body = text[len(prefix) :] if prefix and text.startswith(prefix) else text
     why = reason(entry)
-    if entry.kind == "change":
-        # "PV : 11 → 10" reads "PV 11 → 10" once a reason stands before it.
-        name = in_language(*field_name(entry.field))
-        for separator in (" : ", ": "):
-            if body.startswith(name + separator):
-                body = f"{name} {body[len(name) + len(separator) :]}"
-                break
-    elif entry.kind == "roll" and why and body.lower().startswith(why.lower()):
-        why = ""  # "R5 · test : Test …" says it twice
+    # "PV : 11 → 10" reads "PV 11 → 10" once a reason stands before it.
+    name = in_language(*field_name(entry.field))
+    for separator in (" : ", ": "):
+        if body.startswith(name + separator):
+            body = f"{name} {body[len(name) + len(separator) :]}"
+            break
     if why:
         separator = " : " if in_language("fr", "en") == "fr" else ": "
         body = f"{why}{separator}{body}"

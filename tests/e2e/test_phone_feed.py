@@ -178,7 +178,8 @@ def test_the_phone_follows_the_gm_in_its_feed_and_keeps_the_sheet_offline(
     you.follows(toast="R1 · Flux dépensé : Flux 7 → 5", newest="Flux : 7 → 5")
     expect(you.entries().nth(1)).to_contain_text("PV : 11 → 8")  # newest first
 
-    # A roll the GM keeps to themselves: the phone's feed never hears of it.
+    # A roll the GM keeps to themselves: the phone hears that it was made, sealed, and for
+    # what (journal/sealing.py, through journal.visibility), never its result.
     panel = table.open_panel(pc, "Test")
     panel.locator("select[name=stat]").select_option("VAI")
     panel.locator("input[name=skill]").fill("Discrétion")
@@ -188,8 +189,10 @@ def test_the_phone_follows_the_gm_in_its_feed_and_keeps_the_sheet_offline(
     panel.get_by_role("button", name="Appliquer").click()
     expect(table.result(pc)).to_contain_text("Discrétion")
     table.check("a GM-only test")
-    you.no_news_for(9)
+    sealed = "R5 · jet scellé du MJ (test) : résultat caché jusqu’à sa révélation"
+    you.follows(toast=sealed, newest=sealed)
     expect(you.feed).not_to_contain_text("Discrétion")
+    expect(you.feed).not_to_contain_text("réussite")
 
     # Another character’s damage: the party visibility (names and vital state) hides PV.
     table.quick(other_pc, "Dégâts", 6)

@@ -36,23 +36,35 @@ def entry_ids(html: str) -> list[int]:
     return [int(i) for i in re.findall(r'data-log-id="(\d+)" data-testid="feed-entry"', html)]
 
 
-def test_a_gm_only_roll_never_reaches_a_players_feed(player_client, gm_client, world):
+def test_a_gm_only_change_never_reaches_a_players_feed_and_a_gm_only_roll_comes_sealed(
+    player_client, gm_client, world
+):
     campaign, gm, pc = world.campaign, world.gm, world.pc
     run(campaign, gm, "damage", {"amount": "3"}, character=pc)
+    hidden = run(campaign, gm, "damage", {"amount": "4"}, character=pc, visibility="gm")
     secret = run(campaign, gm, "check", CHECK, character=pc, typed=[19], visibility="gm")
     run(campaign, gm, "heal", {"amount": "1"}, character=pc)
-    hidden = [e.pk for e in secret.entries]
+    hidden_ids = [e.pk for e in hidden.entries]
+    [sealed] = [e.pk for e in secret.entries]
     for url in (feed_url(campaign, pc), sheet_url(campaign, pc)):
         response = player_client.get(url)
         assert response.status_code == 200
-        shown = entry_ids(response.content.decode())
-        assert shown and not set(shown) & set(hidden), url
-        part = response.content.decode().split('id="feed"')[1].split("</section>")[0]
-        assert "Survie" not in part
-    # The GM's feed holds it, marked.
+        part = response.content.decode().split('id="feed"', 1)[1].split("</section>")[0]
+        shown = entry_ids(part)
+        assert shown and not set(shown) & set(hidden_ids), url
+        # The sealed roll (journal/sealing.py): that it was rolled and for what, no result.
+        assert sealed in shown
+        assert "jet scellé du MJ (test) : résultat caché jusqu’à sa révélation" in part
+        assert "Survie" not in part and "19" not in part and "réussite" not in part
+        assert "PV : 9 → 7" not in part  # the GM-only damage (11 → 9 → 7)
+    items = {item.entry.pk: item for item in feed(world.player_membership, pc)}
+    assert (
+        items[sealed].toast == "R5 · jet scellé du MJ (test) : résultat caché jusqu’à sa révélation"
+    )
+    # The GM's feed holds both, in full, marked.
     gm_feed = gm_client.get(feed_url(campaign, pc)).content.decode()
-    assert set(hidden) <= set(entry_ids(gm_feed))
-    assert "MJ uniquement" in gm_feed
+    assert {*hidden_ids, sealed} <= set(entry_ids(gm_feed))
+    assert "MJ uniquement" in gm_feed and "Survie (VAI)" in gm_feed
 
 
 @pytest.mark.parametrize("party", list(PartyVisibility))
