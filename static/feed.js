@@ -77,9 +77,11 @@
   function overlaps(a, b) {
     return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   }
-  // Below, unless it would cover the field in use or the sheet's numbers: then above.
+  // Below, unless it would cover the field in use or the sheet's numbers: then above, under
+  // the offline mark when it shows (static/offline.js), which it must never hide.
   function place() {
     box.classList.remove("toast-top");
+    box.style.top = "";
     var avoid = [document.activeElement];
     document.querySelectorAll(".sheet [data-testid=card] .bar").forEach(function (bar) { avoid.push(bar); });
     var rect = box.getBoundingClientRect();
@@ -87,7 +89,13 @@
       return el && el !== document.body && el !== box && !box.contains(el) &&
         overlaps(rect, el.getBoundingClientRect());
     });
-    if (covers) box.classList.add("toast-top");
+    if (!covers) return;
+    box.classList.add("toast-top");
+    var mark = document.querySelector("#stale-mark [data-stale-text]");
+    if (mark && mark.textContent) {
+      var below = document.getElementById("stale-mark").getBoundingClientRect().bottom;
+      if (below > 0) box.style.top = Math.ceil(below + 8) + "px";
+    }
   }
 
   function hide() {
@@ -113,6 +121,10 @@
     timer = window.setTimeout(hide, TOAST_MS + EXTRA_LINE_MS * (lines.length - 1));
   }
 
+  // The offline mark appearing under a toast already shown: the toast moves off it.
+  window.addEventListener("offline", function () {
+    if (box && box.classList.contains("shown")) place();
+  });
   if (close) close.addEventListener("click", hide);
   document.addEventListener("keydown", function (evt) {
     if (evt.key === "Escape" && box && box.classList.contains("shown")) hide();
