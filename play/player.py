@@ -54,6 +54,11 @@ def sheet_response(
     if not can_see_full_sheet(membership, character):
         raise PermissionDenied
     campaign = membership.campaign
+    if request.htmx and request.htmx.target == f"sealed-rolls-{character.pk}":
+        # The live updates refetch the sealed rolls alone (static/live.js).
+        context = {"campaign": campaign, "membership": membership, "character": character}
+        context["sealed_rolls"] = sealed_rolls(membership, character.pk)
+        return render(request, "journal/_sealed_rolls.html", context)
     may_roll = can_roll_for(membership, character)
     # Only the conscious act (R10–R16); the engine refuses the others' tests anyway.
     conscious = character.vital in (Vital.UP, Vital.BORROWED_TIME)

@@ -50,6 +50,16 @@ class NotYours(engine.RuleError):
     code = "proposal_not_yours"
 
 
+class TooManyWaiting(engine.RuleError):
+    """A player's proposals wait for the GM's decision; past a few, the list would drown the
+    GM's dashboard."""
+
+    code = "proposals_too_many"
+
+
+MAX_WAITING = 10  # proposals of one character waiting at once
+
+
 # ---------------------------------------------------------------------------------------------
 # What a proposal says
 
@@ -222,6 +232,14 @@ def proposal_make(
             raise NotYours(
                 "Vous ne pouvez proposer que pour votre propre personnage.",
                 "You may only propose for your own character.",
+            )
+        waiting = Proposal.objects.filter(character=character, status=PENDING).count()
+        if waiting >= MAX_WAITING:
+            raise TooManyWaiting(
+                f"{MAX_WAITING} propositions pour {character.name} attendent déjà le MJ : "
+                "attendez qu’il les traite.",
+                f"{MAX_WAITING} proposals for {character.name} already wait for the GM: wait "
+                "until they are dealt with.",
             )
         _would_apply(campaign, rows, action, arguments)
         proposal = Proposal.objects.create(

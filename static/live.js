@@ -276,10 +276,13 @@
       refetchPart("fight");
       refetchPart("fight-strip");
     }
-    // Parts about one character that are not its card (a sheet's sealed rolls, issue 13).
+    // Parts about one character that are not its card (a sheet's sealed rolls, issue 13):
+    // refetched when a change of that character brings a sealed roll, or may reveal one the
+    // part shows still sealed.
     document.querySelectorAll("[data-follow-character]").forEach(function (part) {
       var id = parseInt(part.getAttribute("data-follow-character"), 10);
-      if ((data.characters || []).indexOf(id) >= 0 && part.id) refetchPart(part.id);
+      if ((data.characters || []).indexOf(id) < 0 || !part.id) return;
+      if (data.sealed || part.querySelector("[data-sealed-roll]:not([data-opening])")) refetchPart(part.id);
     });
     var log = document.getElementById("roll-log");
     if (log && !(parseInt(log.dataset.logId || "0", 10) >= data.log_id)) refetchPart("roll-log");

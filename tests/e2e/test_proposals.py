@@ -174,6 +174,9 @@ def test_a_player_proposes_and_the_gm_approves_edits_and_refuses(
     table.settled(gm)
     table.check("the GM sees the count arrive")
 
+    # The GM starts typing a word to refuse the first one, and does not send it yet.
+    word = table.listing.locator("input[name=reply]").first
+    word.fill("Peut-être…")
     table.propose("Flux dépensé", amount="3", note="Un sort de lumière.")
     expect(table.mine.get_by_test_id("my-proposal")).to_have_count(2)
     table.propose("Un état", kind="gene", note="Mon bras est pris.")
@@ -184,6 +187,9 @@ def test_a_player_proposes_and_the_gm_approves_edits_and_refuses(
     expect(table.card.get_by_test_id("proposals-count")).to_have_text("3 propositions")
     expect(table.listing.get_by_test_id("proposal")).to_have_count(3)
     table.settled(gm)
+    # The list came again, live; the half-typed word is still there, and still unsent.
+    expect(table.listing.locator("input[name=reply]").first).to_have_value("Peut-être…")
+    table.listing.locator("input[name=reply]").first.fill("")
     table.check("three waiting")
     gm.screenshot(path=artifacts / f"proposals-{mode}-gm-waiting.png")
     gm.emulate_media(color_scheme="dark")

@@ -252,3 +252,17 @@ def test_r5_a_sealed_roll_reaches_the_phone_sealed_and_its_reveal_is_checked_the
     failure.scroll_into_view_if_needed()
     phone.screenshot(path=artifacts / f"sealed-{mode}-phone-tampered.png", full_page=True)
     assert console_errors.errors == []
+
+    # 6. The history, as the server really has it, on the same phone: both rolls check, each
+    # shown sealed-then-revealed, with its reveal entry.
+    phone.tamper.roll_id = None
+    phone.goto(f"{live_server.url}/c/{campaign.pk}/history/")
+    for roll in (entry, second):
+        sealed_entry = phone.locator(f"#entry-{roll.pk}")
+        expect(sealed_entry.locator("[data-sealed-roll]")).to_have_attribute(
+            "data-seal-state", "verified"
+        )
+    expect(phone.locator(f"#entry-{second.pk}")).to_contain_text("Pister")
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    phone.screenshot(path=artifacts / f"sealed-{mode}-phone-history.png", full_page=True)
+    assert console_errors.errors == []

@@ -225,3 +225,38 @@ def test_verify_log_proves_a_log_with_sealed_rolls_and_reveals(world):
     roll_reveal(campaign_id=world.campaign.pk, entry_id=entry.pk, actor=world.gm)
     call_command("verify_log")  # raises SystemExit/CommandError on a bad entry
     assert audit.verify_chain(world.campaign) is None
+
+
+def test_entries_read_another_way_are_shown_through_the_same_rule(world):
+    """What a reader that has model instances already (a feed, a toast) calls: `shown`."""
+    from journal.visibility import shown
+
+    entry = sealed_check(world)
+    raw = AuditEntry.objects.get(pk=entry.pk)
+    (for_player,) = shown(world.player_membership, [raw])
+    assert "Secretissime" not in for_player.shown_text
+    assert for_player.roll == {"seal": {"commitment": entry.roll["seal"]["commitment"]}}
+    (for_gm,) = shown(world.gm_membership, [AuditEntry.objects.get(pk=entry.pk)])
+    assert "Secretissime" in for_gm.shown_text and not for_gm.seal_view.revealed
+
+
+def test_the_sheet_answers_a_refetch_of_its_sealed_rolls_with_that_part_alone(world, player_client):
+    entry = sealed_check(world)
+    url = reverse("character", args=[world.campaign.pk, world.pc.pk])
+    target = f"sealed-rolls-{world.pc.pk}"
+    part = body(player_client.get(url, headers={"HX-Request": "true", "HX-Target": target}))
+    assert part.lstrip().startswith("<section") and f'id="{target}"' in part
+    assert entry.roll["seal"]["commitment"] in part and "<html" not in part
+    assert "Secretissime" not in part
+
+
+def test_the_gms_dashboard_log_says_which_rolls_are_sealed_or_revealed(world, gm_client):
+    entry = sealed_check(world)
+    url = reverse("campaign", args=[world.campaign.pk])
+    log = body(gm_client.get(url, headers={"HX-Request": "true", "HX-Target": "roll-log"}))
+    assert "Scellé" in log and "Secretissime" in log
+    assert f'hx-post="{reverse("entry_reveal", args=[world.campaign.pk, entry.pk])}"' in log
+    roll_reveal(campaign_id=world.campaign.pk, entry_id=entry.pk, actor=world.gm)
+    log = body(gm_client.get(url, headers={"HX-Request": "true", "HX-Target": "roll-log"}))
+    assert "Révélé" in log and "Scellé" not in log and "entry_reveal" not in log
+    assert "/reveal/" not in log

@@ -399,3 +399,15 @@ def test_editing_a_proposal_decided_meanwhile_says_so_in_the_list(player_client,
     assert response.status_code == 400
     assert response["HX-Retarget"] == "#proposals"
     assert "déjà été refusée" in response.content.decode()
+
+
+def test_no_more_than_ten_proposals_of_one_character_wait(player_client, world):
+    for _ in range(10):
+        proposal_make(
+            character_id=world.pc.pk, actor=world.player, action="damage", arguments={"amount": 1}
+        )
+    before = db_state()
+    response = player_client.post(propose_url(world), DAMAGE, HTTP_HX_REQUEST="true")
+    assert response.status_code == 400
+    assert "10 propositions pour Isaure attendent déjà le MJ" in response.content.decode()
+    assert db_state() == before
