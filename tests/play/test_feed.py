@@ -55,7 +55,7 @@ def test_a_gm_only_change_never_reaches_a_players_feed_and_a_gm_only_roll_comes_
         # The sealed roll (journal/sealing.py): that it was rolled and for what, no result.
         assert sealed in shown
         assert "jet scellé du MJ (test) : résultat caché jusqu’à sa révélation" in part
-        assert "Survie" not in part and "19" not in part and "réussite" not in part
+        assert "Survie" not in part and "19 (d20)" not in part and "réussite" not in part
         assert "PV : 9 → 7" not in part  # the GM-only damage (11 → 9 → 7)
     items = {item.entry.pk: item for item in feed(world.player_membership, pc)}
     assert (
