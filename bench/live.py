@@ -22,6 +22,14 @@ players' party rows): its (a), and its (b') card refetched, printed for comparis
 Memory per idle connection: the RSS growth of both server processes once N clients are
 connected and idle, divided by N. Targets: (b) p95 < 150 ms at 50 on the push path; the last
 line is the headline: (a) p95 at 500 clients, target < 100 ms.
+
+Rolls asked of a player (R34, issue 13): 50 phones (the player's sheet: its stream with the
+card) and 5 GM dashboards, over both processes. Each round the GM asks a test from the card
+(POST …/ask/ to process A), then the player answers it with a server roll (POST
+…/requests/<id>/answer/ to process B). Measured from the start of each POST:
+  (c) each phone having the prompt: the pushed card holding the pending request;
+  (d) each GM dashboard having the answer: the pushed card holding that request's result.
+Targets: (c) and (d) p95 < 150 ms. `BENCH_ONLY=requests` runs this part alone.
 """
 
 from __future__ import annotations
@@ -42,7 +50,9 @@ sys.path.insert(0, str(ROOT))
 from bench.lib.http import (  # noqa: E402 (importable once ROOT is on the path)
     EventStream,
     free_port,
+    open_event_stream,
     pct,
+    post_form,
     read_body,
     read_chunks,
     read_head,
@@ -67,6 +77,8 @@ REFETCH_SIZES = (1, 50)
 ROUNDS = {1: 20, 50: 10, 500: 5}
 EVENT_TIMEOUT = 5.0  # seconds a round waits for every client
 TARGET_A_MS, TARGET_B_MS = 100, 150
+REQUEST_PHONES, REQUEST_DASHBOARDS, REQUEST_ROUNDS = 50, 5, 10
+TARGET_REQUEST_MS = 150
 
 
 def announced(data: str, character_id: int) -> bool:
@@ -216,7 +228,9 @@ def main() -> int:
 
     procs = []
     with throwaway_database(url, "bench_live") as bench_url:
-        env = production_env(bench_url)
+        # Its hundreds of clients share two accounts (a table has one phone per player): the
+        # per-account cap on streams (LIVE_STREAMS_PER_ACCOUNT, 8) would end all but 8 each.
+        env = production_env(bench_url, LIVE_STREAMS_PER_ACCOUNT="2000")
         try:
             migrate(env)
             manage = [sys.executable, str(ROOT / "manage.py")]
@@ -252,10 +266,14 @@ def prepare():
     character = Character.objects.get(owner=users["alice"])
     cookies = {username: session_cookie(user) for username, user in users.items()}
     cookies["mj_post"], csrf = with_csrf(cookies["mj"])
+    # The player posts their answers (R34) with the same CSRF token, their own session.
+    cookies["alice_post"] = cookies["alice"] + "; " + cookies["mj_post"].split("; ", 1)[1]
     return (character.campaign_id, character.pk, csrf), cookies
 
 
 async def run(ports, procs, ids, cookies) -> int:
+    if os.environ.get("BENCH_ONLY") == "requests":
+        return await measure_requests(ports, ids, cookies)
     campaign_id, character_id, csrf = ids
     spend = True
     posts: list[float] = []
@@ -383,12 +401,127 @@ async def run(ports, procs, ids, cookies) -> int:
             _, refetched = await measure(n, cards=False)
             b95 = pct([v * 1000 for v in refetched], 95)
             print(f"  (b') p95 at 50 on the refetch path: {b95:.1f} ms (for comparison, no target)")
+    await measure_requests(ports, ids, cookies)
     verdict = "met" if headline < TARGET_A_MS else "MISSED"
     print(
         f"\nheadline: (a) p95 at 500 clients = {headline:.1f} ms "
         f"(target < {TARGET_A_MS} ms: {verdict})"
     )
     return 0
+
+
+class CardWatch:
+    """One stream with the character's card; notes when a pushed card first matches `want`."""
+
+    def __init__(self, port, cookie, campaign_id, character_id):
+        self.port, self.cookie = port, cookie
+        self.path = f"/c/{campaign_id}/events/?cards={character_id}"
+        self.stream = EventStream()
+        self.want = None  # a predicate on a `cards` message's data
+        self.seen: asyncio.Future | None = None
+
+    async def connect(self):
+        _reader, self.writer, self.body = await open_event_stream(self.port, self.path, self.cookie)
+        live = False
+        while not live:
+            live = any("live" in e["comments"] for e in self.stream.feed(await anext(self.body)))
+        self.task = asyncio.create_task(self.listen())
+
+    async def listen(self):
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            async for data in self.body:
+                now = time.perf_counter()
+                for event in self.stream.feed(data):
+                    if event["event"] != "cards" or self.want is None:
+                        continue
+                    if self.want(event["data"]) and not self.seen.done():
+                        self.seen.set_result(now)
+
+    def expect(self, want):
+        self.want = want
+        self.seen = asyncio.get_running_loop().create_future()
+        return self.seen
+
+    async def close(self):
+        self.task.cancel()
+        self.writer.close()
+
+
+async def measure_requests(ports, ids, cookies) -> int:
+    """(c) the GM's request to the prompt on 50 phones, (d) the player's roll to the GM's card
+    (R34); prints both and their targets."""
+    campaign_id, character_id, csrf = ids
+    phones = [
+        CardWatch(ports[i % 2], cookies["alice"], campaign_id, character_id)
+        for i in range(REQUEST_PHONES)
+    ]
+    dashboards = [
+        CardWatch(ports[i % 2], cookies["mj"], campaign_id, character_id)
+        for i in range(REQUEST_DASHBOARDS)
+    ]
+    for watch in (*phones, *dashboards):
+        await watch.connect()
+    asked, answered, asks, answers, missing = [], [], [], [], 0
+    ask_path = f"/c/{campaign_id}/characters/{character_id}/ask/"
+    ask_body = b"kind=check&stat=ADR&skill=Crochetage&difficulty=10&modifier=0&visibility=everyone"
+    for _ in range(REQUEST_ROUNDS + 1):  # the first round warms both processes, not counted
+        waits = [w.expect(lambda data: "data-pending" in data) for w in phones]
+        t0 = time.perf_counter()
+        status, _body = await post_form(ports[0], ask_path, cookies["mj_post"], csrf, ask_body)
+        asks.append(time.perf_counter() - t0)
+        assert status == 200, (status, _body[:300])
+        done, _ = await asyncio.wait(waits, timeout=EVENT_TIMEOUT)
+        first = len(asks) == 1
+        missing += len(waits) - len(done)
+        if not first:
+            asked += [w.result() - t0 for w in done]
+        request_id = await asyncio.to_thread(pending_request, character_id)
+        result = f'id="request-{request_id}"'
+        waits = [
+            w.expect(lambda data, result=result: result in data and "request-result" in data)
+            for w in dashboards
+        ]
+        t1 = time.perf_counter()
+        status, _body = await post_form(
+            ports[1],
+            f"/c/{campaign_id}/requests/{request_id}/answer/",
+            cookies["alice_post"],
+            csrf,
+            b"mode=server",
+        )
+        answers.append(time.perf_counter() - t1)
+        assert status == 200, (status, _body[:300])
+        done, _ = await asyncio.wait(waits, timeout=EVENT_TIMEOUT)
+        missing += len(waits) - len(done)
+        if not first:
+            answered += [w.result() - t1 for w in done]
+        await asyncio.sleep(0.2)
+    for watch in (*phones, *dashboards):
+        await watch.close()
+    print(
+        f"\nR34 roll requests: {REQUEST_PHONES} phones and {REQUEST_DASHBOARDS} GM dashboards "
+        f"over both processes ({REQUEST_ROUNDS} rounds)"
+    )
+    print(f"  (c) GM's request to the prompt on the phones {summary(asked)}")
+    print(f"      for scale, the GM's POST {summary(asks[1:])}")
+    print(f"  (d) player's roll to the GM's card         {summary(answered)}")
+    print(f"      for scale, the player's POST {summary(answers[1:])}")
+    if missing:
+        print(f"  MISSING: {missing} prompts or cards never arrived within {EVENT_TIMEOUT} s")
+    for name, values in (("(c)", asked), ("(d)", answered)):
+        p95 = pct([v * 1000 for v in values], 95)
+        verdict = "met" if p95 < TARGET_REQUEST_MS else "MISSED"
+        print(f"  target {name} p95 < {TARGET_REQUEST_MS} ms: {p95:.1f} ms, {verdict}")
+    return 0
+
+
+def pending_request(character_id: int) -> int:
+    from django.db import close_old_connections
+
+    from play.models import RollRequest
+
+    close_old_connections()
+    return RollRequest.objects.get(character_id=character_id, status="pending").pk
 
 
 def latest_log_id(campaign_id: int) -> int:

@@ -69,6 +69,7 @@ class CampaignSettingsForm(forms.ModelForm):
             "natural_extremes",
             "hour_rests_per_half_day",
             "players_roll",
+            "players_roll_rules",
             "default_roll_visibility",
             "party_visibility",
             "coma_delay_minutes",

@@ -69,6 +69,15 @@ class Campaign(models.Model):
         default=True,
         help_text=_("R9: players may roll on their phone or type in their physical dice."),
     )
+    players_roll_rules = models.BooleanField(
+        _("players roll their characters' rules rolls"),
+        default=False,
+        help_text=_(
+            "R34: off, the server rolls them. On, the clock stops at the first rules roll due "
+            "for a player character (R10, R11, R13, R28, R31) and asks its player; it goes on "
+            "once answered or rolled by the GM."
+        ),
+    )
     default_roll_visibility = models.CharField(
         _("default visibility of rolls"),
         max_length=12,

@@ -34,6 +34,7 @@ ASSETS = (
     "offline.js",
     "feed.js",
     "sealed.js",
+    "requests.js",
     "django_htmx/htmx-2.min.js",
     "django_htmx/ext/hx-sse-2.min.js",
     "manifest.webmanifest",

@@ -76,6 +76,29 @@ class ActionForm(forms.Form):
         return {}
 
 
+class WhoRollsField(forms.TypedChoiceField):
+    """R34: who rolls the rules rolls this action may bring: the server, or the players
+    (each their own character's). Absent from a form (the quick buttons): the campaign's
+    setting decides (`None`)."""
+
+    def __init__(self, label, **kwargs):
+        super().__init__(
+            label=label,
+            choices=[("server", _("The server")), ("players", _("The player (R34)"))],
+            coerce=lambda value: value == "players",
+            empty_value=None,
+            required=False,
+            **kwargs,
+        )
+
+
+def who_rolls(form, name="ask_player"):
+    """The form's choice (True: the players roll), or None to follow the campaign."""
+    if name not in form.fields or name not in form.data:
+        return None
+    return form.cleaned_data.get(name)
+
+
 def amount_field(label):
     return forms.IntegerField(label=label, min_value=0, max_value=MAX_AMOUNT)
 
@@ -85,6 +108,20 @@ class DamageForm(ActionForm):
     amount = amount_field(_("Damage"))
     ignores_pa = forms.BooleanField(label=_("Ignores PA"), required=False)
     cause = forms.CharField(label=_("Cause (for a later sequel)"), max_length=200, required=False)
+    ask_player = WhoRollsField(_("Survie at 0 PV (R10) rolled by"))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        character = self.character
+        if character is None or character.kind != "pc" or character.owner_id is None:
+            del self.fields["ask_player"]  # no player to ask (R34)
+        else:
+            self.fields["ask_player"].initial = (
+                "players" if self.campaign.players_roll_rules else "server"
+            )
+
+    def service_arguments(self):
+        return super().service_arguments() | {"ask_player": who_rolls(self)}
 
     def arguments(self):
         data = self.cleaned_data
@@ -333,6 +370,16 @@ class ClockForm(PartyForm):
         required=False,
     )
     to_morning = forms.BooleanField(label=_("To the next morning"), required=False)
+    ask_players = WhoRollsField(_("Players' coma and waking rolls (R11, R13) rolled by"))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ask_players"].initial = (
+            "players" if self.campaign.players_roll_rules else "server"
+        )
+
+    def service_arguments(self):
+        return super().service_arguments() | {"ask_players": who_rolls(self, "ask_players")}
 
     def clean(self):
         cleaned = super().clean()
@@ -374,12 +421,19 @@ class NightForm(PartyForm):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
+    ask_players = WhoRollsField(_("Players' Volonté after a short night (R31) rolled by"))
+
+    def service_arguments(self):
+        return super().service_arguments() | {"ask_players": who_rolls(self, "ask_players")}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         characters = self.campaign.characters.order_by("kind", "name")
         self.fields["sleepers"].queryset = characters
         self.fields["clinic"].queryset = characters
+        self.fields["ask_players"].initial = (
+            "players" if self.campaign.players_roll_rules else "server"
+        )
 
     def arguments(self):
         data = self.cleaned_data

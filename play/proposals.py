@@ -122,9 +122,20 @@ class ProposalForm(forms.Form):
         kwargs.setdefault("auto_id", f"propose-{prefix_id}-%s" if prefix_id else "propose-%s")
         super().__init__(*args, **kwargs)
 
+    # The fields each kind of change reads; the page hides the others.
+    FIELDS = {
+        ProposalAction.DAMAGE: {"amount", "cause", "ignores_pa"},
+        ProposalAction.SPEND_FLUX: {"amount"},
+        ProposalAction.ADD_CONDITION: {"kind"},
+    }
+
     def clean(self):
         cleaned = super().clean()
         action = cleaned.get("action")
+        # A field the chosen kind hides (an amount typed before choosing a condition) must
+        # not refuse the form with a message the player cannot see.
+        for name in set().union(*self.FIELDS.values()) - self.FIELDS.get(action, set()):
+            self._errors.pop(name, None)
         amounted = action in (ProposalAction.DAMAGE, ProposalAction.SPEND_FLUX)
         if amounted and cleaned.get("amount") is None and "amount" not in self.errors:
             self.add_error("amount", _("Say how much (a whole number from 1 to 999)."))

@@ -15,6 +15,7 @@ from characters.state import character_state, ruleset_for
 from journal.visibility import visible_entries
 from play.actions import ACTIONS, QUICK_ACTIONS
 from play.models import Proposal, ProposalStatus
+from play.requests import card_requests, card_requests_prefetch
 from rules import engine
 from rules.engine import text as engine_text
 
@@ -238,6 +239,7 @@ class Card:
     vital: str
     choices: ActionChoices
     fight: FightSeat | None = None
+    requests: tuple = ()  # R34: the rolls asked of the player (play/requests.py RequestLine)
     visibility_choices = QUICK_VISIBILITY  # who sees a quick action's result
 
     @property
@@ -252,7 +254,7 @@ def characters_for_cards(campaign: Campaign):
     return (
         Character.objects.filter(campaign=campaign)
         .select_related("owner", "illness")
-        .prefetch_related("conditions", "sequels")
+        .prefetch_related("conditions", "sequels", card_requests_prefetch())
         .annotate(pending_proposals=PENDING_PROPOSALS)
         .order_by("kind", "name", "pk")
     )
@@ -328,6 +330,7 @@ def card_for(character: Character, campaign: Campaign) -> Card:
         vital=engine_text.VITAL_TEXT[state.vital][lang],
         choices=action_choices(state, now=campaign.clock, lang=lang),
         fight=fight_seat(campaign, character.pk),
+        requests=card_requests(character, campaign, lang),
     )
 
 

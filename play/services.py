@@ -21,6 +21,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import F
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -31,7 +32,16 @@ from characters.models import Character, Kind
 from journal import audit
 from journal.events import publish
 from journal.models import AuditEntry, EntryKind
-from journal.texts import CREATED, PROPOSAL_FIELD, change_text, field_name, roll_text, value_text
+from journal.texts import (
+    CREATED,
+    PROPOSAL_FIELD,
+    change_text,
+    de,
+    field_name,
+    roll_text,
+    value_text,
+)
+from play.models import RequestKind, RequestStatus, RollRequest
 from rules import engine
 
 
@@ -40,6 +50,8 @@ class Result:
     outcome: engine.Outcome
     entries: list[AuditEntry]
     character_ids: list[int]
+    # R34: the roll requests the action made (a rules roll left to a player).
+    requests: tuple[RollRequest, ...] = ()
 
 
 class UnusedTypedDice(engine.RuleError):
@@ -48,10 +60,36 @@ class UnusedTypedDice(engine.RuleError):
     code = "unused_typed_dice"
 
 
-def dice_source(typed: Iterable[int] | None):
-    """The server's cryptographic RNG, or the values a person typed in from physical dice."""
+def dice_source(typed: Iterable[int] | None, *, then_server: bool = False):
+    """The server's cryptographic RNG, or the values a person typed in from physical dice;
+    `then_server`: the typed values first, then the server for any die after them (R34: a
+    player types the die they were asked for; the sequel's D6 a success brings, or the rolls
+    of the clock going on after it, are the server's, and logged as such, R9)."""
     values = tuple(typed or ())
+    if values and then_server:
+        return TypedThenServer(values)
     return engine.ScriptedDice(values, typed_in=True) if values else random.SystemRandom()
+
+
+class TypedThenServer:
+    """Typed-in values, then the server's RNG. `typed_in` says where the last die came from:
+    the engine reads it once a roll's dice are drawn (rules/engine/dice.py, roll)."""
+
+    def __init__(self, values: tuple[int, ...]):
+        self._typed = engine.ScriptedDice(values, typed_in=True)
+        self._server = random.SystemRandom()
+        self.typed_in = True
+
+    @property
+    def remaining(self) -> tuple[int, ...]:
+        return self._typed.remaining
+
+    def draw(self, sides: int) -> int:
+        if self._typed.remaining:
+            self.typed_in = True
+            return self._typed.draw(sides)
+        self.typed_in = False
+        return self._server.randrange(sides) + 1
 
 
 def gm_modifiers(value: int) -> tuple[engine.Modifier, ...]:
@@ -72,6 +110,8 @@ class _Table:
     state: engine.CampaignState
     ruleset: engine.Ruleset
     rng: random.Random | engine.DiceSource
+    # R34: the characters whose rules rolls go to their players in this action.
+    defer: frozenset[str] = frozenset()
 
 
 Operation = Callable[[_Table], engine.Outcome]
@@ -90,8 +130,18 @@ def _run(
     drafts: Drafts | None = None,
     fighting: bool = False,
     proposed_by: str = "",
+    ask_players: bool | None = False,
+    holds_clock: bool = False,
+    then_server: bool = False,
+    note: Drafts | None = None,
 ) -> Result:
     """Run one operation on the campaign's characters (those ids, or all of them when None).
+
+    R34: `ask_players` (None: the campaign's setting) leaves the rules rolls of player
+    characters to their players (unless dice were typed in: the GM rolled them); each one
+    the outcome lists as due becomes a request to its owner, in the same batch. An action
+    that `holds_clock` (it moves the game clock) is refused while a request holds it.
+    `note` adds entries after the action's own (an answer's R34 entry).
 
     Without `campaign_id`, the campaign is the first character's (a character never moves).
     `fighting` adds the running fight's combatants to those ids, read once the campaign is
@@ -111,10 +161,18 @@ def _run(
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
         if fighting and character_ids is not None and campaign.fight:
             character_ids = [*character_ids, *map(int, campaign.fight["order"])]
+        if holds_clock:
+            _require_clock_free(campaign)
         rows = _locked_rows(campaign, character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
-        rng = dice_source(dice)
-        outcome = operation(_Table(campaign, rows, old, rows_state.ruleset_for(campaign), rng))
+        rng = dice_source(dice, then_server=True) if then_server else dice_source(dice)
+        if ask_players is None:
+            ask_players = campaign.players_roll_rules
+        # Dice the GM typed in are that roll; an answer's typed die is the asked roll only.
+        asking = ask_players and (then_server or not dice)
+        defer = _players_keys(rows) if asking else frozenset()
+        ruleset = rows_state.ruleset_for(campaign)
+        outcome = operation(_Table(campaign, rows, old, ruleset, rng, defer))
         unused = getattr(rng, "remaining", ())
         if unused:
             values = ", ".join(map(str, unused))
@@ -127,6 +185,10 @@ def _run(
         written = (drafts or _drafts)(action, outcome, rows)
         if proposed_by:
             _name_proposer(written, proposed_by)
+        if note is not None:
+            written += note(action, outcome, rows)
+        asked = _ask_due(campaign, rows, outcome, actor=actor, visibility=visibility)
+        written += [_request_draft(request, actor, rows) for request in asked]
         entries = audit.append(
             campaign=campaign, actor=actor, drafts=written, visibility=visibility
         )
@@ -137,7 +199,170 @@ def _run(
         if entries:
             # Inside the transaction: delivered only once it commits (journal/events.py).
             publish(campaign.pk, changed, entries[-1].pk)
-    return Result(outcome, entries, changed)
+    return Result(outcome, entries, changed, tuple(asked))
+
+
+# ---------------------------------------------------------------------------------------------
+# R34: rules rolls left to the players, and the clock that waits for them
+
+REQUEST_FIELD = "request"  # the `field` of a request's entries (made, answered, cancelled)
+
+# What the engine calls a due roll (DueRoll.kind), as a request's kind.
+_DUE_KINDS = {
+    "deaths_door": RequestKind.DEATHS_DOOR,
+    "coma_hour": RequestKind.COMA_HOUR,
+    "wake": RequestKind.WAKE_CLOCK,
+    "sleep": RequestKind.SLEEP,
+}
+
+# A request's name in the log and on the cards (FR, EN).
+REQUEST_LABELS = {
+    RequestKind.CHECK: ("test", "test"),
+    RequestKind.DEATHS_DOOR: ("Survie (VAI) à 0 PV", "Survival (VAI) at 0 PV"),
+    RequestKind.COMA_HOUR: ("Survie (VAI) de l’heure de coma", "Survival (VAI) for the coma hour"),
+    RequestKind.WAKE_CLOCK: ("essai de réveil (Survie, VAI)", "waking try (Survival, VAI)"),
+    RequestKind.WAKE: ("essai de réveil (Survie, VAI)", "waking try (Survival, VAI)"),
+    RequestKind.FALL_ILL: (
+        "Constitution (VAI) en tombant malade",
+        "Constitution (VAI), falling ill",
+    ),
+    RequestKind.SLEEP: (
+        "Volonté (VAI) après une nuit écourtée",
+        "Willpower (VAI) after a short night",
+    ),
+}
+
+
+class ClockWaits(engine.RuleError):
+    """R34: the clock does not move while a player's rules roll is awaited."""
+
+    code = "clock_waits"
+
+
+def _require_clock_free(campaign: Campaign) -> None:
+    waiting = (
+        RollRequest.objects.filter(
+            campaign=campaign, status=RequestStatus.PENDING, holds_clock=True
+        )
+        .select_related("character", "character__owner")
+        .first()
+    )
+    if waiting is None:
+        return
+    name, player = waiting.character.name, _owner_name(waiting.character)
+    fr, en = REQUEST_LABELS[RequestKind(waiting.kind)]
+    raise ClockWaits(
+        f"L’horloge attend le jet {de(name)} ({fr}, {waiting.rule_id}) demandé à {player} : "
+        "qu’il ou elle le lance, ou lancez-le vous-même depuis sa carte (R34).",
+        f"The clock waits for {name}'s roll ({en}, {waiting.rule_id}) asked of {player}: "
+        "let them roll it, or roll it yourself from the card (R34).",
+        rule_id="R34",
+    )
+
+
+def _owner_name(character: Character) -> str:
+    return character.owner.get_username() if character.owner_id else "—"
+
+
+def _asks(character_id: int, ask_player: bool | None) -> bool:
+    """R34: whether this character's rules roll goes to their player (a player character
+    with a player, and the action's choice or else the campaign's setting)."""
+    row = Character.objects.select_related("campaign").get(pk=character_id)
+    if row.kind != Kind.PC or row.owner_id is None:
+        return False
+    return row.campaign.players_roll_rules if ask_player is None else ask_player
+
+
+def _players_keys(rows: dict[str, Character]) -> frozenset[str]:
+    """The player characters with a player: theirs are the rolls R34 may leave to them."""
+    return frozenset(key for key, row in rows.items() if row.kind == Kind.PC and row.owner_id)
+
+
+def _ask_due(campaign, rows, outcome, *, actor, visibility) -> list[RollRequest]:
+    """A request for each rules roll the outcome left to a player, unless one is already
+    waiting for the same roll (more damage at 0 PV asks for no second Survie, R10)."""
+    asked = []
+    for due in outcome.due:
+        row = rows[due.key]
+        kind = _DUE_KINDS[due.kind]
+        if RollRequest.objects.filter(
+            character=row, kind=kind, status=RequestStatus.PENDING
+        ).exists():
+            continue
+        # A new version: the card, which shows the request, is drawn again (play/cards.py),
+        # even when the clock stopped before anything of the character changed.
+        Character.objects.filter(pk=row.pk).update(version=F("version") + 1)
+        asked.append(
+            RollRequest.objects.create(
+                campaign=campaign,
+                character=row,
+                kind=kind,
+                rule_id=due.rule_id,
+                visibility=visibility or "",
+                due_at=due.at,
+                clock_target=due.target,
+                holds_clock=True,
+                requested_by=actor if getattr(actor, "pk", None) else None,
+            )
+        )
+    return asked
+
+
+def _request_draft(request: RollRequest, actor, rows=None, *, said=None) -> audit.Draft:
+    """R34's entry for a request made, answered or cancelled: who asked whom for what."""
+    character = request.character
+    fr, en = REQUEST_LABELS[RequestKind(request.kind)]
+    arguments = request.arguments or {}
+    if request.kind == RequestKind.CHECK:
+        label = arguments.get("skill") or arguments.get("stat", "")
+        fr = en = f"{label} ({arguments.get('stat', '')}, {arguments.get('difficulty', '')})"
+    asker = request.requested_by.get_username() if request.requested_by_id else "—"
+    player = _owner_name(character)
+    if said is None:
+        said = (
+            f"{fr} demandé à {player} par {asker}",
+            f"{en} asked of {player} by {asker}",
+        )
+    return audit.Draft(
+        kind=EntryKind.CHANGE,
+        action="roll_request",
+        rule_id="R34",
+        character=character,
+        game_time=request.due_at,
+        field=REQUEST_FIELD,
+        before=None if request.status == RequestStatus.PENDING else RequestStatus.PENDING.value,
+        after={"request": request.pk, "kind": request.kind, "status": request.status},
+        text_fr=f"R34 · {said[0]} ({request.rule_id})",
+        text_en=f"R34 · {said[1]} ({request.rule_id})",
+        # Asked of a player, whatever the roll's own visibility: the player must see it.
+        visibility=Visibility.EVERYONE,
+    )
+
+
+def roll_run(
+    roll: _Roll,
+    *,
+    actor,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+    ask_players: bool | None = False,
+    note: Drafts | None = None,
+    campaign_id: int | None = None,
+) -> Result:
+    """A roll (`ROLLS[...]`'s `_Roll`) played through the runner as the GM's own service
+    plays it; R34's answers come this way, typed dice first and the server's after."""
+    return _run(
+        campaign_id=campaign_id,
+        actor=actor,
+        action=roll.action,
+        operation=roll.operation,
+        character_ids=roll.character_ids,
+        dice=dice,
+        visibility=visibility,
+        ask_players=ask_players,
+        then_server=True,
+        note=note,
+    )
 
 
 def _name_proposer(drafts: list[audit.Draft], proposer: str) -> None:
@@ -221,7 +446,7 @@ class _Roll:
 
     action: str
     operation: Operation
-    character_ids: list[int]
+    character_ids: list[int] | None  # None: every character (the clock going on, R34)
 
 
 def _rolled(roll: _Roll, *, actor, dice=None, visibility=None, proposed_by="") -> Result:
@@ -244,7 +469,11 @@ def action_odds(*, campaign: Campaign, character_id: int, action: str, **argumen
     A read: nothing is locked or written. The engine's refusal (`RuleError`: a dead
     character, no coma to stabilise…) goes up as the service would raise it.
     """
-    roll = ROLLS[action](character_id, **arguments)
+    return roll_odds(ROLLS[action](character_id, **arguments), campaign)
+
+
+def roll_odds(roll: _Roll, campaign: Campaign):
+    """The odds of the first test `roll` would roll now (`action_odds`), read only."""
     rows = _locked_rows(campaign, roll.character_ids, lock=False)
     state = rows_state.campaign_state(campaign, rows.values())
     ruleset = rows_state.ruleset_for(campaign)
@@ -267,11 +496,22 @@ def character_damage(
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
     proposed_by: str = "",
+    ask_player: bool | None = None,
 ) -> Result:
-    """Damage minus PA (R3); at 0 PV or less a Survie test (R10), which may roll.
+    """Damage minus PA (R3); at 0 PV or less a Survie test (R10), which may roll, or be
+    asked of the player (R34: `ask_player`, None for the campaign's setting).
     `proposed_by`: the player whose proposal the actor approves (play/proposals.py)."""
     roll = _damage_roll(character_id, amount=amount, ignores_pa=ignores_pa, cause=cause)
-    return _rolled(roll, actor=actor, dice=dice, visibility=visibility, proposed_by=proposed_by)
+    return _run(
+        actor=actor,
+        action=roll.action,
+        operation=roll.operation,
+        character_ids=roll.character_ids,
+        dice=dice,
+        visibility=visibility,
+        proposed_by=proposed_by,
+        ask_players=ask_player,
+    )
 
 
 def _damage_roll(character_id: int, *, amount: int, ignores_pa=False, cause="") -> _Roll:
@@ -286,6 +526,7 @@ def _damage_roll(character_id: int, *, amount: int, ignores_pa=False, cause="") 
             ignores_pa=ignores_pa,
             cause=cause,
             ruleset=t.ruleset,
+            defer=t.defer,
         ),
         [character_id],
     )
@@ -450,8 +691,22 @@ def character_fall_ill(
     name: str = "",
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
+    ask_player: bool | None = None,
 ) -> Result:
-    """Falling ill (R28): a Constitution (VAI) test, then the illness's days."""
+    """Falling ill (R28): a Constitution (VAI) test, then the illness's days. R34: when the
+    player rolls it (`ask_player`, None for the campaign's setting; not when dice are typed
+    in), the illness waits for the answer: a request to the player, nothing else yet."""
+    if not dice and _asks(character_id, ask_player):
+        from play.requests import roll_request_create  # it builds on this module
+
+        return roll_request_create(
+            character_id=character_id,
+            actor=actor,
+            kind=RequestKind.FALL_ILL,
+            severity=severity,
+            name=name,
+            visibility=visibility,
+        )
     roll = _fall_ill_roll(character_id, severity=severity, name=name)
     return _rolled(roll, actor=actor, dice=dice, visibility=visibility)
 
@@ -586,15 +841,29 @@ def clock_advance(
     to_morning: bool = False,
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
+    ask_players: bool | None = None,
 ) -> Result:
-    """R32: by `minutes`, or to the next morning, with everything due on the way."""
+    """R32: by `minutes`, or to the next morning, with everything due on the way. R34: it
+    stops at the first R11/R13 roll due for a player character when their players roll
+    (`ask_players`, None for the campaign's setting), and waits while one is awaited."""
 
     def operation(t: _Table) -> engine.Outcome:
         if to_morning:
-            return engine.advance_to_morning(t.state, rng=t.rng, ruleset=t.ruleset)
-        return engine.advance_clock(t.state, rng=t.rng, minutes=minutes, ruleset=t.ruleset)
+            return engine.advance_to_morning(t.state, rng=t.rng, ruleset=t.ruleset, defer=t.defer)
+        return engine.advance_clock(
+            t.state, rng=t.rng, minutes=minutes, ruleset=t.ruleset, defer=t.defer
+        )
 
-    return _on_party(campaign_id, "clock", operation, actor=actor, dice=dice, visibility=visibility)
+    return _on_party(
+        campaign_id,
+        "clock",
+        operation,
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+        ask_players=ask_players,
+        holds_clock=True,
+    )
 
 
 def scene_end(*, campaign_id: int, actor, visibility: str | None = None) -> Result:
@@ -604,6 +873,7 @@ def scene_end(*, campaign_id: int, actor, visibility: str | None = None) -> Resu
         lambda t: engine.end_scene(t.state, ruleset=t.ruleset),
         actor=actor,
         visibility=visibility,
+        holds_clock=True,
     )
 
 
@@ -617,8 +887,10 @@ def party_night_rest(
     clinic_ids: Iterable[int] = (),
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
+    ask_players: bool | None = None,
 ) -> Result:
-    """A night (R17, R19, R28, R31); `sleeper_ids` None or empty: every conscious character."""
+    """A night (R17, R19, R28, R31); `sleeper_ids` None or empty: every conscious character.
+    R34: a short night's Volonté may be asked of the players (`ask_players`)."""
     keys = [str(pk) for pk in sleeper_ids or ()] or None
     clinic_keys = [str(pk) for pk in clinic_ids]
     return _on_party(
@@ -632,10 +904,13 @@ def party_night_rest(
             poor_quality=poor_quality,
             clinic_keys=clinic_keys,
             ruleset=t.ruleset,
+            defer=t.defer,
         ),
         actor=actor,
         dice=dice,
         visibility=visibility,
+        ask_players=ask_players,
+        holds_clock=True,
     )
 
 
@@ -655,6 +930,7 @@ def party_hour_rest(
         actor=actor,
         dice=dice,
         visibility=visibility,
+        holds_clock=True,
     )
 
 
@@ -1118,12 +1394,22 @@ def entry_undo(
     # Entries never change once written, so they may be read before the campaign's lock.
     entry = AuditEntry.objects.get(pk=entry_id, campaign_id=campaign_id)
     if whole_action:
+        # A roll request (R34) is not a change of the game: the rest of its action is undone.
         targets = list(
             AuditEntry.objects.filter(
                 campaign_id=campaign_id, batch=entry.batch, kind=EntryKind.CHANGE
-            ).order_by("-id")
+            )
+            .exclude(field=REQUEST_FIELD)
+            .order_by("-id")
         )
     else:
+        if entry.field == REQUEST_FIELD:
+            raise NotUndoable(
+                f"#{entry.pk} est une demande de jet (R34) : annulez-la depuis la carte tant "
+                "qu’elle attend ; un jet lancé reste dans l’historique.",
+                f"#{entry.pk} is a roll request (R34): cancel it from the card while it waits; "
+                "a roll made stays in the history.",
+            )
         targets = [entry] if entry.kind == EntryKind.CHANGE else []
     if not targets:
         raise NothingToUndo(
@@ -1440,6 +1726,72 @@ def _change_draft(action, change, rows, people, names=None) -> audit.Draft:
         visibility=Visibility.GM_ONLY if change.field == "gm_notes" else None,
     )
 
+
+def _deaths_door_roll(character_id: int) -> _Roll:
+    """R10's Survie left to the player (R34), rolled now."""
+    key = str(character_id)
+    return _Roll(
+        "deaths_door",
+        lambda t: engine.deaths_door_test(t.state, key, rng=t.rng, ruleset=t.ruleset),
+        [character_id],
+    )
+
+
+def _sleep_roll(character_id: int) -> _Roll:
+    """R31's Volonté left to the player (R34), rolled now."""
+    key = str(character_id)
+    return _Roll(
+        "sleep",
+        lambda t: engine.sleep_test(t.state, key, rng=t.rng, ruleset=t.ruleset),
+        [character_id],
+    )
+
+
+def _clock_resume_roll(character_id: int, *, kind: str, to) -> _Roll:
+    """R34: the R11 or R13 roll the clock stopped at, then the clock goes on to `to`: every
+    character is loaded, as for the clock."""
+    key = str(character_id)
+    return _Roll(
+        "clock",
+        lambda t: engine.resume_clock(
+            t.state, key, kind, rng=t.rng, to=to, ruleset=t.ruleset, defer=t.defer
+        ),
+        None,
+    )
+
+
+def _ask_roll(
+    character_id: int,
+    *,
+    kind: str = RequestKind.CHECK,
+    stat: str | None = None,
+    skill: str | None = None,
+    difficulty: int | None = None,
+    modifier: int = 0,
+    severity: int | None = None,
+    name: str = "",
+    sequel_cause: str = "",
+) -> _Roll:
+    """The roll a request the GM makes by hand asks for (R34, play/requests.py): a test (R5),
+    a waking try (R13), Constitution on falling ill (R28) or R10's Survie when due."""
+    if kind == RequestKind.WAKE:
+        return _wake_roll(character_id, sequel_cause=sequel_cause)
+    if kind == RequestKind.FALL_ILL:
+        return _fall_ill_roll(character_id, severity=int(severity or 1), name=name)
+    if kind == RequestKind.DEATHS_DOOR:
+        return _deaths_door_roll(character_id)
+    return _check_roll(
+        character_id, stat=stat or "", skill=skill, difficulty=difficulty, modifier=modifier
+    )
+
+
+# R34: the rolls a player may be asked for that no GM action of its own plays.
+REQUEST_ROLLS = {
+    "ask": _ask_roll,
+    "deaths_door": _deaths_door_roll,
+    "sleep": _sleep_roll,
+    "clock_resume": _clock_resume_roll,
+}
 
 # The actions that may roll a test, by name, as `action_odds` weighs them.
 ROLLS = {

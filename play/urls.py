@@ -1,6 +1,6 @@
 from django.urls import path
 
-from play import campaign_views, fight_views, player, proposal_views, views
+from play import campaign_views, fight_views, player, proposal_views, request_views, views
 
 urlpatterns = [
     path(
@@ -61,6 +61,27 @@ urlpatterns = [
         "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/probability/",
         views.action_probability,
         name="action_probability",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/ask/",
+        request_views.roll_ask,
+        name="roll_ask",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/ask/probability/",
+        request_views.roll_ask_probability,
+        name="roll_ask_probability",
+    ),
+    path("c/<int:campaign_id>/ask/", request_views.party_ask, name="party_ask"),
+    path(
+        "c/<int:campaign_id>/requests/<int:request_id>/answer/",
+        request_views.roll_answer,
+        name="roll_answer",
+    ),
+    path(
+        "c/<int:campaign_id>/requests/<int:request_id>/cancel/",
+        request_views.roll_cancel,
+        name="roll_cancel",
     ),
     path(
         "c/<int:campaign_id>/characters/<int:character_id>/propose/",

@@ -39,9 +39,12 @@ from asgiref.sync import async_to_sync
 from django.test import AsyncClient, Client
 from django.urls import resolve, reverse
 
+from characters.models import Character
 from journal.models import PlaySession
 from play import services
+from play.models import RollRequest
 from play.proposals import proposal_make
+from play.requests import roll_request_create
 from tests.helpers import (
     assert_redirects_to_login,
     character_data,
@@ -175,6 +178,11 @@ def _c(name, *args):
         return value.pk if hasattr(value, "pk") else key
 
     return lambda w: reverse(name, args=[w.campaign.pk, *(arg(w, key) for key in args)])
+
+
+def _asked(name):
+    """A route on the roll asked of the world's `pc` (R34): each character has one waiting."""
+    return lambda w: reverse(name, args=[w.campaign.pk, w.asked[w.pc.pk].pk])
 
 
 def _account(template):
@@ -449,6 +457,48 @@ ROUTES = [
     Route("fight_move", ("post",), _c("fight_move", "pc", "down"), GM_ONLY),
     # R9: the owner spends their own character's actions when the campaign lets players roll.
     Route("fight_spend", ("post",), _c("fight_spend", "pc", "action"), OWNER),
+    # play/urls.py: rolls asked of players (R34); the world's pc awaits one (see `world`)
+    Route(
+        "roll_ask",
+        ("get", "post"),
+        _c("roll_ask", "free_pc"),
+        GM_ONLY,
+        data=lambda w: {
+            "kind": "check",
+            "stat": "ADR",
+            "difficulty": "10",
+            "visibility": "everyone",
+        },
+    ),
+    Route(
+        "roll_ask_probability",
+        ("get",),
+        _c("roll_ask_probability", "free_pc"),
+        GM_ONLY,
+        query=lambda w: {"kind": "check", "stat": "ADR", "difficulty": "10"},
+        ok={"get": Answer(200, check=_odds)},
+    ),
+    Route(
+        "party_ask",
+        ("get", "post"),
+        _c("party_ask"),
+        GM_ONLY,
+        data=lambda w: {
+            "characters": [w.free_pc.pk],
+            "stat": "INS",
+            "difficulty": "10",
+            "visibility": "everyone",
+        },
+    ),
+    # The owner answers; the GM may roll it instead.
+    Route(
+        "roll_answer",
+        ("post",),
+        _asked("roll_answer"),
+        OWNER,
+        data=lambda w: {"mode": "server"},
+    ),
+    Route("roll_cancel", ("post",), _asked("roll_cancel"), GM_ONLY),
     # play/urls.py: players propose, the GM approves (the world holds one proposal waiting)
     Route(
         "proposal_create",
@@ -532,6 +582,32 @@ def world(world):
         action="spend_flux",
         arguments={"amount": 2},
         note="Un sort de lumière.",
+    )
+    # R34: a roll waits on each character (the NPC's made by hand: no service asks an NPC);
+    # free_pc, with none, is the one the GM asks.
+    world.asked = {
+        c.pk: roll_request_create(character_id=c.pk, actor=world.gm, stat="ADR").requests[0]
+        for c in (world.pc, world.other_pc)
+    }
+    world.asked[world.npc.pk] = RollRequest.objects.create(
+        campaign=world.campaign,
+        character=world.npc,
+        kind="check",
+        rule_id="R5",
+        arguments={"stat": "ADR", "difficulty": 10},
+        due_at=world.campaign.clock,
+        requested_by=world.gm,
+    )
+    world.free_pc = Character.objects.create(
+        campaign=world.campaign,
+        name="Rose",
+        kind="pc",
+        owner=world.other_player,
+        stats=dict.fromkeys(world.campaign.stats, 1),
+        pv=10,
+        pv_max=10,
+        flux=5,
+        flux_max=5,
     )
     return world
 

@@ -53,6 +53,11 @@ What a state allows (the same checks the operations make)
     availability(character, *, now) -> Availability(allowed, refused: Refusal(operation, code,
     rule_id, message_fr, message_en)); OPERATIONS, the names of the operations on one
     character; RuleError.rule_id names the rule behind a refusal
+Rolls asked of players (R34)
+    take_damage / advance_clock / advance_to_morning / night_rest(..., defer=keys): the
+    rules rolls of those characters are not rolled but listed in Outcome.due (DueRoll); the
+    clock stops at the first one; deaths_door_test (R10), resume_clock (R11, R13: the roll,
+    then the clock goes on), sleep_test (R31) roll them later; NotDue when no longer called for
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
@@ -71,7 +76,7 @@ from .checks import (
     roll_odds,
     success_probability,
 )
-from .clock import advance_clock, advance_to_morning, next_morning
+from .clock import advance_clock, advance_to_morning, next_morning, resume_clock
 from .complications import fall, fall_height, fall_ill, take_remedy
 from .conditions import Effective, add_condition, attempt_free, effective, remove_condition
 from .dice import DiceExpr, DiceSource, Roll, ScriptedDice, parse_dice, roll
@@ -97,6 +102,7 @@ from .errors import (
     NoPendingHourRest,
     NotConscious,
     NotDead,
+    NotDue,
     NotEnoughFlux,
     NothingLeftToSpend,
     NotIll,
@@ -114,6 +120,7 @@ from .fight_state import Fight
 from .health import (
     attempt_stabilise,
     attempt_wake,
+    deaths_door_test,
     end_scene,
     gm_end_coma,
     gm_revive,
@@ -122,8 +129,15 @@ from .health import (
     spend_flux,
     take_damage,
 )
-from .outcome import Outcome, replay
-from .rest import clinic_night, hour_rest, night_rest, partial_night, share_hour_rest
+from .outcome import DueRoll, Outcome, replay
+from .rest import (
+    clinic_night,
+    hour_rest,
+    night_rest,
+    partial_night,
+    share_hour_rest,
+    sleep_test,
+)
 from .results import Change, CheckPlan, CheckResult, Line, Modifier, Odds
 from .state import (
     CAUSE_DEATHS_DOOR,
@@ -178,6 +192,7 @@ __all__ = [
     "DiceScriptExhausted",
     "DiceSource",
     "DieValueOutOfRange",
+    "DueRoll",
     "Effective",
     "Fight",
     "FightAlreadyRunning",
@@ -199,6 +214,7 @@ __all__ = [
     "NoPendingHourRest",
     "NotConscious",
     "NotDead",
+    "NotDue",
     "NotEnoughFlux",
     "NotIll",
     "NotInComa",
@@ -231,6 +247,7 @@ __all__ = [
     "availability",
     "check",
     "clinic_night",
+    "deaths_door_test",
     "describe_condition",
     "effective",
     "end_fight",
@@ -253,10 +270,12 @@ __all__ = [
     "remove_condition",
     "replay",
     "restore_flux",
+    "resume_clock",
     "roll",
     "roll_odds",
     "set_order",
     "share_hour_rest",
+    "sleep_test",
     "spend",
     "spend_flux",
     "start_fight",

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from .checks import first_test_odds
 from .dice import DiceSource
-from .errors import InvalidClockMove
+from .errors import InvalidClockMove, NotDue
 from .health import HOUR, coma_hour, fall_into_coma, wake_anchor, wake_try
-from .outcome import Outcome, Transaction
+from .outcome import DueRoll, Outcome, Transaction
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
 from .text import SEVERITY_TEXT, count_en, count_fr
 
@@ -102,6 +103,36 @@ _HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
 _ORDER = {kind: rank for rank, kind in enumerate(_HANDLERS)}
 
 
+# R34: the clock's rolls a player may be asked for (R11's hourly Survie, R13's waking try).
+_ASKED = frozenset({"coma_hour", "wake"})
+
+
+def _would_roll(tx: Transaction, kind: str, key: str, when: datetime) -> str | None:
+    """The rule id of the test `kind` would roll for `key` at `when`, or None (an hour of
+    coma short of R11's threshold rolls nothing): the handler itself, weighed, not played."""
+
+    def run(rng) -> None:
+        probe = Transaction(tx.state, rng, tx.ruleset)
+        probe.now = when
+        _HANDLERS[kind](probe, key)
+
+    odds = first_test_odds(run)
+    return odds.plan.rule_id if odds is not None else None
+
+
+def _stop(tx: Transaction, kind: str, rule_id: str, key: str, target: datetime) -> None:
+    """R34: the clock stops where a player's rules roll falls due; it goes on once answered."""
+    tx.due.append(DueRoll(kind, rule_id, key, tx.now, target))
+    tx.say(
+        "R34",
+        f"l’horloge s’arrête à {tx.now:%d/%m %H:%M} : jet ({rule_id}) demandé au joueur",
+        f"the clock stops at {tx.now:%d/%m %H:%M}: roll ({rule_id}) asked of the player",
+        key,
+    )
+    tx.rule(rule_id)
+    tx.set_campaign("clock", tx.now, "R32")
+
+
 def _hold_wake_tries(tx: Transaction) -> None:
     """R13/R32: time that passed with the automatic tries off owes no try, even once they are
     back on; they count from where the clock is now."""
@@ -154,6 +185,11 @@ def run_clock(tx: Transaction, target: datetime) -> None:
         when, _, _, kind, key = best
         index += key is None
         tx.now = when
+        if key in tx.defer and kind in _ASKED:
+            rule_id = _would_roll(tx, kind, key, when)
+            if rule_id is not None:
+                _stop(tx, kind, rule_id, key, target)
+                return
         _HANDLERS[kind](tx, key)
     tx.now = target
     if not tx.ruleset.automatic_wake_tries:
@@ -168,11 +204,14 @@ def advance_clock(
     minutes: float | None = None,
     to: datetime | None = None,
     ruleset: Ruleset = DEFAULT_RULESET,
+    defer: Iterable[str] = (),
 ) -> Outcome:
     """R32: advance by `minutes` or to the time `to`, applying everything due on the way:
     borrowed time running out (R10), coma hours (R11), automatic waking tries (R13),
     the half-day reset of hour rests (R18) and each morning's illness countdown (R30).
-    With the automatic tries off, the time passed is recorded as owing none (R13)."""
+    With the automatic tries off, the time passed is recorded as owing none (R13).
+    R34: the clock stops at the first R11 or R13 roll due for a character of `defer`
+    (`Outcome.due` says which); `resume_clock` rolls it and goes on."""
     if (minutes is None) == (to is None):
         raise InvalidClockMove(
             "Indiquez soit une durée, soit une heure d’arrivée.",
@@ -185,6 +224,7 @@ def advance_clock(
             f"The clock does not go back ({campaign.clock:%d/%m %H:%M} → {target:%d/%m %H:%M}).",
         )
     tx = Transaction(campaign, rng, ruleset)
+    tx.defer = frozenset(defer)
     tx.say(
         "R32",
         f"l’horloge avance de {campaign.clock:%d/%m %H:%M} à {target:%d/%m %H:%M}",
@@ -199,8 +239,49 @@ def advance_to_morning(
     *,
     rng: random.Random | DiceSource,
     ruleset: Ruleset = DEFAULT_RULESET,
+    defer: Iterable[str] = (),
 ) -> Outcome:
     """R32 "to the next morning"."""
     return advance_clock(
-        campaign, rng=rng, to=next_morning(campaign.clock, ruleset), ruleset=ruleset
+        campaign, rng=rng, to=next_morning(campaign.clock, ruleset), ruleset=ruleset, defer=defer
     )
+
+
+def resume_clock(
+    campaign: CampaignState,
+    key: str,
+    kind: str,
+    *,
+    rng: random.Random | DiceSource,
+    to: datetime,
+    ruleset: Ruleset = DEFAULT_RULESET,
+    defer: Iterable[str] = (),
+) -> Outcome:
+    """R34: the roll the clock stopped at (`kind`, for `key`, at the clock's time), played as
+    the clock would have played it, then the clock goes on to `to` (and may stop again)."""
+    character = campaign.character(key)
+    due = character_due(character, ruleset)
+    if kind not in _ASKED or due != (campaign.clock, kind):
+        raise NotDue(
+            f"{character.label} n’a plus de jet dû à {campaign.clock:%d/%m %H:%M} (R34).",
+            f"{character.label} has no roll due at {campaign.clock:%d/%m %H:%M} any more (R34).",
+            rule_id="R34",
+        )
+    tx = Transaction(campaign, rng, ruleset)
+    _HANDLERS[kind](tx, key)
+    if not tx.checks:
+        raise NotDue(
+            f"{character.label} n’a plus de test à lancer à {campaign.clock:%d/%m %H:%M} (R34).",
+            f"{character.label} has no test to roll at {campaign.clock:%d/%m %H:%M} any more "
+            "(R34).",
+            rule_id="R34",
+        )
+    tx.defer = frozenset(defer)
+    target = max(to, campaign.clock)
+    tx.say(
+        "R34",
+        f"l’horloge reprend jusqu’à {target:%d/%m %H:%M}",
+        f"the clock goes on to {target:%d/%m %H:%M}",
+    )
+    run_clock(tx, target)
+    return tx.outcome()

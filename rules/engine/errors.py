@@ -82,6 +82,12 @@ class NotDead(RuleError):
     code = "not_dead"
 
 
+class NotDue(RuleError):
+    """R34: a roll asked of a player that the character's state no longer calls for."""
+
+    code = "not_due"
+
+
 class NotConscious(RuleError):
     """An action that needs a conscious character (a test, a night's rest, a healer)."""
 

@@ -22,6 +22,7 @@ from .dice import D6, DiceSource
 from .errors import (
     InvalidAmount,
     InvalidHealer,
+    NotDue,
     NotEnoughFlux,
 )
 from .outcome import Outcome, Transaction
@@ -94,13 +95,35 @@ def kill(tx: Transaction, key: str, rule_id: str) -> None:
 
 
 def _deaths_door(tx: Transaction, key: str) -> None:
-    """R10: PV just reached 0 or less: Survie (VAI) at once."""
+    """R10: PV just reached 0 or less: Survie (VAI) at once (or asked of the player, R34)."""
+    if tx.leave_to_player("deaths_door", "R10", key, "Survie (VAI) à 0 PV", "Survival at 0 PV"):
+        return
     if roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R10").success:
         tx.set(key, "coma_due", tx.now + tx.ruleset.coma_delay, "R10")
         put_condition(tx, key, Condition(ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR), "R10")
         set_vital(tx, key, Vital.BORROWED_TIME, "R10")
     else:
         fall_into_coma(tx, key, "R10")
+
+
+def deaths_door_test(
+    campaign: CampaignState,
+    key: str,
+    *,
+    rng: random.Random | DiceSource,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R10's Survie left to the player (R34), rolled now: the same test as at the damage."""
+    character = campaign.character(key)
+    if character.vital is not Vital.UP or character.pv > 0:
+        raise NotDue(
+            f"{character.label} n’attend plus de test de Survie à 0 PV (R10).",
+            f"{character.label} no longer awaits a Survival test at 0 PV (R10).",
+            rule_id="R10",
+        )
+    tx = Transaction(campaign, rng, ruleset)
+    _deaths_door(tx, key)
+    return tx.outcome()
 
 
 def set_pv(tx: Transaction, key: str, value: int, rule_id: str) -> None:
@@ -173,14 +196,17 @@ def take_damage(
     ignores_pa: bool = False,
     cause: str = "",
     ruleset: Ruleset = DEFAULT_RULESET,
+    defer: Iterable[str] = (),
 ) -> Outcome:
     """Damage minus effective PA (R3, R20), then R10 if PV reach 0 or less.
 
-    `cause` (a burn, a bite…) is kept as the cause of a later sequel (R14).
+    `cause` (a burn, a bite…) is kept as the cause of a later sequel (R14). R34: for a
+    character of `defer`, R10's Survie is left to the player (`Outcome.due`, `deaths_door_test`).
     """
     _require_amount(amount, "Les dégâts", "Damage")
     require_damage(campaign.character(key))
     tx = Transaction(campaign, rng, ruleset)
+    tx.defer = frozenset(defer)
     apply_damage(tx, key, amount, ignores_pa=ignores_pa, cause=cause, rule_id="R3")
     return tx.outcome()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from .dice import DiceExpr, DiceSource, Roll, roll
@@ -15,6 +16,22 @@ from .errors import ReplayMismatch
 from .results import Change, CheckResult, Line
 from .state import CampaignState, CharacterState, Ruleset
 from .text import roll_text
+
+
+@dataclass(frozen=True, slots=True)
+class DueRoll:
+    """R34: a rules roll that fell due for a character whose player rolls it: not rolled.
+
+    `kind` names the roll: "deaths_door" (R10's Survie at 0 PV), "coma_hour" (R11's hour,
+    its PV and its Survie), "wake" (R13's hourly try), "sleep" (R31's Volonté). The clock's
+    rolls ("coma_hour", "wake") stop it at `at`; `target` is where it was going.
+    """
+
+    kind: str
+    rule_id: str
+    key: str
+    at: datetime
+    target: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +51,8 @@ class Outcome:
     rules: tuple[str, ...] = ()
     lines: tuple[Line, ...] = ()
     events: tuple[Roll | CheckResult | Change, ...] = ()
+    # R34: the rules rolls left to their players instead of being rolled (`Transaction.defer`).
+    due: tuple[DueRoll, ...] = ()
 
     def character(self, key: str) -> CharacterState:
         return self.state.character(key)
@@ -86,6 +105,9 @@ class Transaction:
         self.rules: list[str] = []
         self.lines: list[Line] = []
         self.events: list[Roll | CheckResult | Change] = []
+        # R34: the characters whose rules rolls go to their players, and those left to them.
+        self.defer: frozenset[str] = frozenset()
+        self.due: list[DueRoll] = []
 
     def char(self, key: str) -> CharacterState:
         return self.state.character(key)
@@ -135,6 +157,15 @@ class Transaction:
             self.events.append(result)
         return result
 
+    def leave_to_player(self, kind: str, rule_id: str, key: str, fr: str, en: str) -> bool:
+        """R34: whether `key`'s rules roll goes to their player; if so it is noted as due."""
+        if key not in self.defer:
+            return False
+        self.due.append(DueRoll(kind, rule_id, key, self.now))
+        self.say("R34", f"{fr} : jet demandé au joueur", f"{en}: roll asked of the player", key)
+        self.rule(rule_id)
+        return True
+
     def roll_line(self, result: Roll, fr: str, en: str) -> None:
         text = roll_text(result)
         typed_fr, typed_en = (" [dés saisis]", " [typed-in dice]") if result.typed_in else ("", "")
@@ -154,4 +185,5 @@ class Transaction:
             tuple(self.rules),
             tuple(self.lines),
             tuple(self.events),
+            tuple(self.due),
         )

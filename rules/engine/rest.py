@@ -17,6 +17,7 @@ from .errors import (
     InvalidHourRestSplit,
     NoPendingHourRest,
     NotConscious,
+    NotDue,
 )
 from .health import HOUR, capped, set_flux, set_pv
 from .outcome import Outcome, Transaction
@@ -52,8 +53,10 @@ def night_rest(
     poor_quality: bool = False,
     clinic_keys: Iterable[str] = (),
     ruleset: Ruleset = DEFAULT_RULESET,
+    defer: Iterable[str] = (),
 ) -> Outcome:
     """A night of `hours` for `keys` (default: every conscious character above 0 PV).
+    R34: the Volonté tests of `defer`'s characters are left to their players (`Outcome.due`).
 
     The clock advances by the night's length first (R17), applying what falls due (R32);
     then each sleeper recovers 4/4, or 2/2 for a short or poor night (R17), capped by the
@@ -111,19 +114,48 @@ def night_rest(
         set_pv(tx, key, pv, rule)
         set_flux(tx, key, flux, rule)
         if not full:
-            if roll_check(tx, key, "VAI", skill=VOLONTE, difficulty=None, rule_id="R31").success:
-                tx.set(key, "sleep_deprived", True, "R31")
-                tx.say(
-                    "R31",
-                    "privé·e de sommeil : −2 à tous les tests jusqu’à une vraie nuit",
-                    "sleep-deprived: −2 to all tests until a proper night",
-                    key,
-                )
-            else:
-                put_condition(tx, key, Condition(ConditionKind.EXTENUE, CAUSE_SLEEP), "R31")
+            tx.defer = frozenset(defer)  # R34, for this test only: not the night's clock
+            if not tx.leave_to_player(
+                "sleep", "R31", key, "Volonté (VAI) après une nuit écourtée", "Willpower (VAI)"
+            ):
+                _sleep_test(tx, key)
         elif proper:
             tx.set(key, "sleep_deprived", False, "R31")
             drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_SLEEP, "R31")
+    return tx.outcome()
+
+
+def _sleep_test(tx: Transaction, key: str) -> None:
+    """R31: after a partial night, Volonté (VAI): success −2 to all tests, failure Exténué."""
+    if roll_check(tx, key, "VAI", skill=VOLONTE, difficulty=None, rule_id="R31").success:
+        tx.set(key, "sleep_deprived", True, "R31")
+        tx.say(
+            "R31",
+            "privé·e de sommeil : −2 à tous les tests jusqu’à une vraie nuit",
+            "sleep-deprived: −2 to all tests until a proper night",
+            key,
+        )
+    else:
+        put_condition(tx, key, Condition(ConditionKind.EXTENUE, CAUSE_SLEEP), "R31")
+
+
+def sleep_test(
+    campaign: CampaignState,
+    key: str,
+    *,
+    rng: random.Random | DiceSource,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R31's Volonté left to the player after a partial night (R34), rolled now."""
+    character = campaign.character(key)
+    if character.vital is not Vital.UP:
+        raise NotDue(
+            f"{character.label} n’est plus en état de faire le test de Volonté (R31).",
+            f"{character.label} can no longer make the Willpower test (R31).",
+            rule_id="R31",
+        )
+    tx = Transaction(campaign, rng, ruleset)
+    _sleep_test(tx, key)
     return tx.outcome()
 
 

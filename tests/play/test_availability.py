@@ -28,7 +28,8 @@ def card_html(client, campaign, character, language="fr"):
 
 def offered(html) -> set[str]:
     """The actions a card's controls offer (quick buttons and links), by name."""
-    return set(re.findall(r'data-action="(\w+)"', html)) - {"edit", "damage_full"}
+    # "ask" (R34) asks the player for a roll: not an engine operation, offered to every owned PC.
+    return set(re.findall(r'data-action="(\w+)"', html)) - {"edit", "damage_full", "ask"}
 
 
 def missing(html) -> dict[str, str]:

@@ -411,3 +411,11 @@ def test_no_more_than_ten_proposals_of_one_character_wait(player_client, world):
     assert response.status_code == 400
     assert "10 propositions pour Isaure attendent déjà le MJ" in response.content.decode()
     assert db_state() == before
+
+
+def test_r22_a_field_the_chosen_kind_hides_does_not_refuse_the_form(player_client, world):
+    data = {"action": "add_condition", "kind": "gene", "amount": "0", "cause": "x" * 201}
+    response = player_client.post(propose_url(world), data)
+    assert response.status_code == 302
+    assert Proposal.objects.get().arguments == {"kind": "gene"}
+    assert AuditEntry.objects.get(field="proposal").rule_id == "R22"  # Gêné

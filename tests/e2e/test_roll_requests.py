@@ -1,0 +1,255 @@
+"""R34 at the table: the GM asks for a roll on the dashboard, the player answers on a phone.
+
+The GM (1440 x 900) deals damage that takes Isaure to 0 PV in a campaign where players roll
+their rules rolls: the Survie test (R10) is asked of her player. The player's sheet (390 x
+844, another browser context) shows the prompt by itself; the player types a die the D20
+cannot show (refused in place, in French, a 400), then their real die; the GM's card shows
+the answer and the borrowed time (or the coma) that follows, and the log names the roller,
+the requester and the rule. Then a test asked from the card and rolled on the server, one
+cancelled, one the GM rolls instead, and a second fall into the coma: several actions in a
+row, neither page reloaded. Under DEBUG on and off; screenshots in test-artifacts/.
+
+Live updates: under the test server (WSGI) pages poll; its one SQLite connection is shared by
+its threads, so each page's polls go through only while the other page does not write
+(test_fight.py's gate, here one per page).
+"""
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from campaign.models import Campaign
+from characters.models import Character
+from journal.models import AuditEntry
+from play.models import RollRequest
+from tests.e2e import test_gm_session as session
+from tests.e2e.test_fight import GM_VIEWPORT, PHONE, Gate, _context
+from tests.e2e.test_gm_session import NO_RELOAD
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+debug = session.debug  # DEBUG on (as `make run`) and off (production)
+
+
+@pytest.fixture
+def table(browser, live_server, console_errors, campaign, pc, other_pc, debug):
+    Campaign.objects.filter(pk=campaign.pk).update(players_roll_rules=True)
+    poll = reverse("campaign_events_poll", args=[campaign.pk])
+    gm_context, gm = _context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
+    gm_gate = Gate()
+    gm_context.route(f"{live_server.url}{poll}**", gm_gate.route)
+    phone_context, phone = _context(
+        browser,
+        live_server,
+        console_errors,
+        PHONE,
+        "paul_joueur",
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    phone_gate = Gate()
+    phone_context.route(f"{live_server.url}{poll}**", phone_gate.route)
+    gm.goto(f"{live_server.url}/c/{campaign.pk}/")
+    phone.goto(f"{live_server.url}/c/{campaign.pk}/characters/{pc.pk}/")
+    for page in (gm, phone):
+        page.evaluate(f"{NO_RELOAD} = 'still here'")
+    yield Table(gm, phone, gm_gate, phone_gate, console_errors, campaign, pc, live_server)
+    gm_context.close()
+    phone_context.close()
+
+
+class Table:
+    def __init__(self, gm, phone, gm_gate, phone_gate, console, campaign, pc, live_server):
+        self.gm, self.phone = gm, phone
+        self.gates = {gm: gm_gate, phone: phone_gate}
+        self.console, self.campaign, self.pc = console, campaign, pc
+        self.base = live_server.url
+        self.allowed: list[str] = []
+        self.step = 0
+
+    @property
+    def gm_card(self):
+        return self.gm.locator(f"#character-{self.pc.pk}")
+
+    @property
+    def phone_card(self):
+        return self.phone.locator(f"#character-{self.pc.pk}")
+
+    def follow(self, page, *expectations):
+        """Let `page` poll until each (locator, text) shows, then close its gate once nothing
+        of its own is in flight."""
+        self.gates[page].open.set()
+        for locator, text in expectations:
+            expect(locator).to_contain_text(text, timeout=15000)
+        page.wait_for_function("() => !document.querySelector('.htmx-request')")
+        self.gates[page].open.clear()
+
+    def check(self, name, *, synced=("gm", "phone")):
+        """What every step leaves true; `synced`: the pages that have caught up with it."""
+        self.step += 1
+        where = f"step {self.step} ({name})"
+        for page in (self.gm, self.phone):
+            assert page.evaluate(NO_RELOAD) == "still here", where
+            expect(page.locator("header.topbar")).to_be_visible()
+            assert page.evaluate("window.__htmx_errors") == [], where
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        unexpected = [
+            line
+            for line in self.console.errors
+            if not any(
+                url in line and ("status of 4" in line or line[:1] == "4") for url in self.allowed
+            )
+        ]
+        assert unexpected == [], where
+        row = Character.objects.get(pk=self.pc.pk)
+        cards = {"gm": self.gm_card, "phone": self.phone_card}
+        for side in synced:
+            expect(cards[side].locator("[data-testid=pv]")).to_have_text(f"{row.pv} / {row.pv_max}")
+
+    def refusal_expected(self, request):
+        self.allowed.append(self.base + reverse("roll_answer", args=[self.campaign.pk, request.pk]))
+
+    def ask_test(self, stat, skill, difficulty, odds):
+        """Ask a test from the card's panel; `odds` as the panel and the card must show them."""
+        card = self.gm_card
+        card.get_by_role("link", name="Demander un jet au joueur…").click()
+        panel = self.gm.locator(f"#panel-{self.pc.pk}")
+        expect(panel.locator("form")).to_be_visible()
+        panel.get_by_label("Caractéristique").select_option(stat)
+        panel.get_by_label("Compétence ou nom du test").fill(skill)
+        panel.get_by_label("Difficulté").fill(str(difficulty))
+        expect(panel.get_by_test_id("probability")).to_have_text(odds)
+        panel.get_by_role("button", name="Appliquer").click()
+        expect(card.get_by_test_id("roll-request")).to_contain_text(skill)
+        expect(card.get_by_test_id("request-odds")).to_have_text(odds)
+
+
+def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
+    table, campaign, gm, player, pc, artifacts, debug
+):
+    mode = "debug" if debug else "production"
+    gm, phone = table.gm, table.phone
+    table.check("both pages open")
+
+    # The GM's damage: 13 − 2 PA = 11, Isaure at 0 PV; her Survie (R10) goes to her player.
+    card = table.gm_card
+    card.locator("input[name=amount]").fill("13")
+    card.get_by_role("button", name="Dégâts", exact=True).click()
+    prompt = card.get_by_test_id("roll-request")
+    expect(prompt).to_contain_text("Jet demandé à paul_joueur")
+    expect(prompt).to_contain_text("Survie (VAI) à 0 PV (R10)")
+    expect(card.get_by_test_id("request-odds")).to_have_text("60 %")  # d20 + 1 ≥ 10: 9..20
+    request = RollRequest.objects.get(character=pc, status="pending")
+    assert request.rule_id == "R10"
+    table.check("Survie asked of the player", synced=("gm",))
+    gm.screenshot(path=artifacts / f"requests-{mode}-gm-asked.png")
+
+    # The phone shows it by itself: the prompt, its odds, the die to type.
+    mine = table.phone_card.get_by_test_id("roll-request")
+    table.follow(phone, (mine, "gaelle_mj vous demande un jet"))
+    expect(mine).to_contain_text("Survie (VAI) à 0 PV (R10)")
+    expect(table.phone_card.get_by_test_id("request-odds")).to_have_text("60 %")
+    expect(table.phone_card).to_have_attribute("aria-live", "polite")
+    box = mine.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"] + 1
+    table.check("the phone shows the request")
+    phone.screenshot(path=artifacts / f"requests-{mode}-phone-prompt.png")
+
+    # A die the D20 cannot show: refused where it was typed, nothing applied.
+    table.refusal_expected(request)
+    die = table.phone_card.get_by_test_id("request-die")
+    die.fill("25")
+    table.phone_card.get_by_test_id("request-typed").click()
+    expect(table.phone_card.get_by_test_id("request-error")).to_have_text(
+        "«\u00a025\u00a0» n’est pas un résultat de D20\u00a0: tapez un nombre entier de 1 à 20."
+    )
+    assert RollRequest.objects.get(pk=request.pk).status == "pending"
+    table.check("a refused die")
+    phone.screenshot(path=artifacts / f"requests-{mode}-phone-refused.png")
+
+    # The real die: 14 + 1 ≥ 10, borrowed time.
+    die.fill("14")
+    table.phone_card.get_by_test_id("request-typed").click()
+    expect(phone.locator(f"#result-{pc.pk}")).to_contain_text("Survie (VAI)")
+    expect(table.phone_card.get_by_test_id("vital")).to_contain_text("sursis")
+    expect(table.phone_card.get_by_test_id("request-result")).to_contain_text(
+        "lancé par paul_joueur (dé saisi)"
+    )
+    table.check("the player's die", synced=("phone",))
+    phone.screenshot(path=artifacts / f"requests-{mode}-phone-answered.png", full_page=True)
+
+    # The GM's card follows: the answer, who rolled it, the borrowed time.
+    table.follow(gm, (card.get_by_test_id("request-result"), "lancé par paul_joueur"))
+    expect(card.get_by_test_id("request-result")).to_contain_text("désormais en sursis")
+    expect(card.get_by_test_id("vital")).to_contain_text("sursis")
+    log = gm.locator("#roll-log")
+    expect(log).to_contain_text("jet demandé par gaelle_mj, lancé par paul_joueur (dé saisi)")
+    roll = AuditEntry.objects.get(campaign=campaign, kind="roll", rule_id="R10")
+    assert (roll.actor, roll.typed_in, roll.roll["dice"]) == (player, True, [14])
+    note = AuditEntry.objects.filter(field="request", rule_id="R34").order_by("pk").last()
+    assert note.batch == roll.batch and "(R10)" in note.text_fr
+    table.check("the GM sees the answer")
+    gm.screenshot(path=artifacts / f"requests-{mode}-gm-answered.png")
+
+    # A test asked from the card, rolled by the server from the phone. Isaure is Exténué on
+    # borrowed time (R10): an odd die counts 0 (R6). ADR 1: 12, 14, … 20 pass, 25 %.
+    table.ask_test("ADR", "Crochetage", 12, "25 %")
+    table.check("a test asked", synced=("gm",))
+    table.follow(phone, (table.phone_card.get_by_test_id("roll-request"), "Crochetage"))
+    table.phone_card.get_by_test_id("request-server").click()
+    expect(table.phone_card.get_by_test_id("request-result")).to_contain_text(
+        "Crochetage (ADR) · difficulté 12 (R5)\u00a0: lancé par paul_joueur"
+    )
+    table.check("the server rolled the player's test")
+    table.follow(gm, (card.get_by_test_id("request-result"), "Crochetage"))
+    server = AuditEntry.objects.filter(kind="roll", rule_id="R5").get()
+    assert (server.actor, server.typed_in) == (player, False)
+
+    # One asked, then cancelled: the phone's prompt goes away.
+    table.ask_test("INS", "Perception", 10, "35 %")  # INS 3: 8, 10, … 20
+    table.follow(phone, (table.phone_card.get_by_test_id("roll-request"), "Perception"))
+    card.get_by_test_id("request-cancel").click()
+    expect(card.get_by_test_id("request-result")).to_contain_text("annulé par gaelle_mj")
+    table.follow(phone, (table.phone_card.get_by_test_id("request-result"), "annulé"))
+    expect(table.phone_card.get_by_test_id("request-die")).to_have_count(0)
+    table.check("a request cancelled")
+
+    # One asked, then rolled by the GM instead.
+    table.ask_test("PUI", "Escalade", 8, "40 %")  # PUI 2: 6, 8, … 20
+    card.get_by_test_id("request-server").click()
+    expect(card.get_by_test_id("request-result")).to_contain_text(
+        "Escalade (PUI) · difficulté 8 (R5)\u00a0: lancé par gaelle_mj"
+    )
+    table.follow(phone, (table.phone_card.get_by_test_id("request-result"), "Escalade"))
+    table.check("the GM rolled it instead")
+
+    # Borrowed time runs out with the clock (R10: no roll), the coma; an hour later −1 PV
+    # (R11, −PV 1 is not above VAI 1: no test); the next hour, at −2 PV, a Survie test: the
+    # clock stops there and asks the player (R34).
+    party = gm.locator("#party-bar")
+    party.get_by_role("button", name="+1 h").click()
+    expect(card.get_by_test_id("vital")).to_contain_text("dans le coma")
+    table.check("the coma", synced=("gm",))
+    party.get_by_role("button", name="+1 h").click()
+    expect(card.locator("[data-testid=pv]")).to_have_text("-1 / 14")
+    table.check("an hour of coma", synced=("gm",))
+    party.get_by_role("button", name="+1 h").click()
+    expect(card.get_by_test_id("roll-request")).to_contain_text("Survie (VAI) de l’heure")
+    stopped = RollRequest.objects.get(character=pc, status="pending")
+    assert (stopped.rule_id, stopped.kind) == ("R11", "coma_hour")
+    # The clock waits for it: refused, said where the GM looks.
+    table.allowed.append(table.base + reverse("party_action", args=[campaign.pk, "clock"]))
+    party.get_by_role("button", name="+10 min").click()
+    expect(gm.locator("#panel-party")).to_contain_text("L’horloge attend le jet d’Isaure")
+    table.check("the clock waits", synced=("gm",))
+    gm.screenshot(path=artifacts / f"requests-{mode}-gm-clock-waits.png")
+    table.follow(phone, (table.phone_card.get_by_test_id("roll-request"), "heure de coma"))
+    table.phone_card.get_by_test_id("request-die").fill("2")
+    table.phone_card.get_by_test_id("request-typed").click()
+    expect(table.phone_card.get_by_test_id("vital")).to_contain_text("mort·e")
+    table.follow(gm, (card.get_by_test_id("vital"), "mort·e"))
+    expect(card.get_by_test_id("request-result")).to_contain_text("lancé par paul_joueur")
+    table.check("the hour's test failed")
+    phone.screenshot(path=artifacts / f"requests-{mode}-phone-dead.png", full_page=True)
+    gm.screenshot(path=artifacts / f"requests-{mode}-gm-dead.png")
