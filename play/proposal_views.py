@@ -76,6 +76,10 @@ def proposal_create(request, campaign_id, character_id):
             form.add_error(None, rule_message(error))
         else:
             status, sent = 200, True
+    first = next((name for name in form.errors if name in form.fields), None)
+    if first and not form.non_field_errors():
+        # htmx focuses it once swapped in: the player's eyes go where the message is.
+        form.fields[first].widget.attrs["autofocus"] = True
     if not request.htmx:
         if sent:
             messages.success(request, _("Proposal sent to the GM."))

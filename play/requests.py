@@ -62,12 +62,15 @@ def _roll_for(request: RollRequest) -> tuple[services._Roll, bool]:
     return services.REQUEST_ROLLS["clock_resume"](pk, kind=clock_kind, to=target), True
 
 
-def request_odds(request: RollRequest, campaign: Campaign) -> Odds | None:
+def request_odds(request: RollRequest, campaign: Campaign, character=None) -> Odds | None:
     """The exact odds of the roll the request asks for, as it would be rolled now (the same
-    operation weighed, `engine.first_test_odds`); None when it would roll no test."""
+    operation weighed, `engine.first_test_odds`); None when it would roll no test.
+    `character`: its row as a card read it (conditions, sequels and illness with it), so that
+    drawing the card reads nothing more; its own test is the first the roll makes."""
     roll, _ask = _roll_for(request)
+    rows = {str(character.pk): character} if character is not None else None
     try:
-        odds = services.roll_odds(roll, campaign)
+        odds = services.roll_odds(roll, campaign, rows)
     except engine.RuleError:
         return None
     if odds is None:
@@ -361,7 +364,7 @@ def card_requests(character: Character, campaign: Campaign, lang: int) -> tuple:
         asker = request.requested_by.get_username() if request.requested_by_id else "—"
         line = RequestLine(request, request_label(request, lang), player, asker)
         if request.pending:
-            line = replace(line, odds=request_odds(request, campaign))
+            line = replace(line, odds=request_odds(request, campaign, character))
         else:
             closer = request.closed_by.get_username() if request.closed_by_id else "—"
             result = (request.result_fr, request.result_en)[lang]

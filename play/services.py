@@ -472,9 +472,12 @@ def action_odds(*, campaign: Campaign, character_id: int, action: str, **argumen
     return roll_odds(ROLLS[action](character_id, **arguments), campaign)
 
 
-def roll_odds(roll: _Roll, campaign: Campaign):
-    """The odds of the first test `roll` would roll now (`action_odds`), read only."""
-    rows = _locked_rows(campaign, roll.character_ids, lock=False)
+def roll_odds(roll: _Roll, campaign: Campaign, rows: dict[str, Character] | None = None):
+    """The odds of the first test `roll` would roll now (`action_odds`), read only. `rows`:
+    the characters already read, with what the engine's state needs (a card's row: its first
+    test is its own, R34), instead of reading them again."""
+    if rows is None:
+        rows = _locked_rows(campaign, roll.character_ids, lock=False)
     state = rows_state.campaign_state(campaign, rows.values())
     ruleset = rows_state.ruleset_for(campaign)
     return engine.first_test_odds(

@@ -148,6 +148,7 @@ def test_a_player_proposes_and_the_gm_approves_edits_and_refuses(
     table.propose("Dégâts subis", cause="piège à flèches")
     expect(table.form).to_contain_text("Dites combien (un nombre entier de 1 à 999).")
     expect(table.form.locator("[name=cause]")).to_have_value("piège à flèches")
+    expect(table.form.locator("[name=amount]")).to_be_focused()
     assert Proposal.objects.count() == 0
     table.check("a half-typed proposal")
     phone.screenshot(path=artifacts / f"proposals-{mode}-phone-half-typed.png", full_page=True)

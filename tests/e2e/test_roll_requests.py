@@ -23,8 +23,10 @@ from characters.models import Character
 from journal.models import AuditEntry
 from play.models import RollRequest
 from tests.e2e import test_gm_session as session
+from tests.e2e import test_live as live_e2e
+from tests.e2e.pages import log_in
 from tests.e2e.test_fight import GM_VIEWPORT, PHONE, Gate, _context
-from tests.e2e.test_gm_session import NO_RELOAD
+from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -253,3 +255,69 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     table.check("the hour's test failed")
     phone.screenshot(path=artifacts / f"requests-{mode}-phone-dead.png", full_page=True)
     gm.screenshot(path=artifacts / f"requests-{mode}-gm-dead.png")
+
+
+two_processes = live_e2e.two_processes  # two uvicorn processes on one PostgreSQL, the demo
+
+
+def test_r34_r10_the_real_stream_brings_the_prompt_and_the_answer(
+    browser, two_processes, console_errors, artifacts
+):
+    """The real stream (uvicorn, PostgreSQL's NOTIFY): the GM, on one process, deals damage
+    whose Survie (R10) the player is to roll, chosen in the damage form; the phone, on the
+    other, gets the prompt pushed; its answer reaches the GM's card the same way."""
+    import psycopg
+
+    world = two_processes
+    gm_url, player_url = world.urls
+    cid, mine = world.campaign_id, world.character_id
+    with psycopg.connect(world.db.replace("postgres://", "postgresql://", 1)) as conn:
+        pv, pa = conn.execute(
+            "SELECT pv, pa FROM characters_character WHERE id = %s", [mine]
+        ).fetchone()
+    phone_context = browser.new_context(
+        viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True, locale="fr-FR"
+    )
+    phone_context.add_init_script(HTMX_ERRORS)
+    phone = console_errors(phone_context.new_page())
+    log_in(phone, player_url, "alice", "demo")
+    phone.goto(f"{player_url}/c/{cid}/characters/{mine}/")
+    phone.evaluate(f"{NO_RELOAD} = 'still here'")
+    expect(phone.locator("#live")).to_have_attribute("data-connected", "stream")
+    gm_context = browser.new_context(viewport=GM_VIEWPORT, locale="fr-FR")
+    gm_context.add_init_script(HTMX_ERRORS)
+    gm = console_errors(gm_context.new_page())
+    log_in(gm, gm_url, "mj", "demo")
+    gm.goto(f"{gm_url}/c/{cid}/")
+    expect(gm.locator("#live")).to_have_attribute("data-connected", "stream")
+    card = gm.locator(f"#character-{mine}")
+    card.get_by_role("link", name="Dégâts…").click()
+    panel = gm.locator(f"#panel-{mine}")
+    panel.get_by_label("Dégâts").fill(str(pv + pa))
+    panel.get_by_label("Survie à 0 PV (R10) lancée par").select_option("players")
+    panel.get_by_role("button", name="Appliquer").click()
+    expect(card.get_by_test_id("roll-request")).to_contain_text("Jet demandé à alice")
+
+    mine_card = phone.locator(f"#character-{mine}")
+    prompt = mine_card.get_by_test_id("roll-request")
+    expect(prompt).to_contain_text("mj vous demande un jet")
+    expect(prompt).to_contain_text("Survie (VAI) à 0 PV (R10)")
+    mine_card.get_by_test_id("request-die").fill("0")
+    mine_card.get_by_test_id("request-typed").click()
+    expect(mine_card.get_by_test_id("request-error")).to_contain_text("n’est pas un résultat")
+    mine_card.get_by_test_id("request-die").fill("15")
+    mine_card.get_by_test_id("request-typed").click()
+    expect(mine_card.get_by_test_id("vital")).to_contain_text("sursis")
+    expect(card.get_by_test_id("request-result")).to_contain_text("lancé par alice (dé saisi)")
+    expect(card.get_by_test_id("vital")).to_contain_text("sursis")
+    phone.screenshot(path=artifacts / "requests-live-phone.png", full_page=True)
+    gm.screenshot(path=artifacts / "requests-live-gm.png")
+    assert phone.evaluate(NO_RELOAD) == "still here"
+    for page in (gm, phone):
+        assert page.evaluate("window.__htmx_errors") == []
+    # The die 0, refused on purpose: its 400 (the response, and the console's line for it).
+    refused = [line for line in console_errors.errors if "/answer/" in line]
+    assert refused and all("400" in line for line in refused)
+    assert [line for line in console_errors.errors if line not in refused] == []
+    gm_context.close()
+    phone_context.close()

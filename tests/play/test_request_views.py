@@ -3,6 +3,8 @@
 Isaure (`pc`, owned by `player`): ADR 1, VAI 1, 11 PV, 2 PA.
 """
 
+from datetime import timedelta
+
 from django.urls import reverse
 
 from campaign.models import Campaign
@@ -174,3 +176,31 @@ def test_r34_the_settings_page_turns_the_players_rules_rolls_on(campaign, gm_cli
     assert Campaign.objects.get(pk=campaign.pk).players_roll_rules
     entry = AuditEntry.objects.filter(field="setting.players_roll_rules").get()
     assert entry.rule_id == "R34"
+
+
+def test_r34_each_form_may_leave_its_rules_rolls_to_the_players(campaign, gm, pc, npc, gm_client):
+    """The setting is off: the damage form, the clock's and the night's still choose."""
+    damage = gm_client.get(reverse("character_action", args=[campaign.pk, pc.pk, "damage"]))
+    assert 'name="ask_player"' in damage.content.decode()
+    npc_damage = gm_client.get(reverse("character_action", args=[campaign.pk, npc.pk, "damage"]))
+    assert 'name="ask_player"' not in npc_damage.content.decode()  # no player to ask
+    # R11: in a coma at −1 PV; the GM's clock form says the players roll: it stops at 09:00.
+    Character.objects.filter(pk=pc.pk).update(
+        vital="coma",
+        pv=-1,
+        next_coma_hour=Campaign.objects.get(pk=campaign.pk).clock + timedelta(hours=1),
+    )
+    response = gm_client.post(
+        reverse("party_action", args=[campaign.pk, "clock"]),
+        {"minutes": "120", "ask_players": "players", "visibility": "everyone"},
+    )
+    assert response.status_code == 302
+    request = RollRequest.objects.get(character=pc, status="pending")
+    assert (request.rule_id, request.kind) == ("R11", "coma_hour")
+    # R31: the night, the server chosen: nobody is asked (and the clock waits anyway).
+    response = gm_client.post(
+        reverse("party_action", args=[campaign.pk, "night"]),
+        {"hours": "4", "ask_players": "server", "visibility": "everyone"},
+    )
+    assert response.status_code == 400
+    assert "L’horloge attend le jet d’Isaure" in response.content.decode()
