@@ -84,6 +84,8 @@
     sheet.classList.toggle("stale", stale);
     if (text) {
       var message = stale ? sheet.dataset.msgStale.replace("%(age)s", age(Date.now() - lastGood)) : "";
+      // Said once when the connection goes; the age then grows on screen, not in the ear.
+      mark.setAttribute("aria-live", stale && text.textContent ? "off" : "polite");
       if (text.textContent !== message) text.textContent = message;
     }
     if (!stale) clearRefusals();
