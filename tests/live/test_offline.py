@@ -111,3 +111,17 @@ def test_every_page_forgets_kept_sheets_once_logged_out(anon_client, player_clie
     assert html.rfind("<", 0, first) == html.index('<article class="sheet"')
     _, script = _worker(anon_client)
     assert 'html.replace(" data-offline ", " data-offline data-offline-copy ")' in script
+
+
+def test_every_file_the_worker_keeps_exists():
+    from django.contrib.staticfiles import finders
+
+    for path in offline.ASSETS:
+        assert finders.find(path), path
+    assert len(offline.asset_urls()) == len(offline.ASSETS)
+
+
+def test_the_sheet_loads_no_script_the_worker_does_not_keep(player_client, world):
+    html = player_client.get(reverse("character", args=[world.campaign.pk, world.pc.pk]))
+    scripts = re.findall(r'<script src="([^"]+)"', html.content.decode())
+    assert scripts and set(scripts) <= set(offline.asset_urls())
