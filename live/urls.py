@@ -1,8 +1,9 @@
 from django.urls import path
 
-from live import stream
+from live import offline, stream
 
 urlpatterns = [
+    path("sw.js", offline.service_worker, name="service_worker"),
     path("c/<int:campaign_id>/events/", stream.events, name="campaign_events"),
     path("c/<int:campaign_id>/events/poll", stream.poll, name="campaign_events_poll"),
 ]

@@ -13,10 +13,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from campaign.permissions import can_roll_for, can_see_full_sheet, get_membership
-from characters.models import Vital
+from characters.models import Character, Vital
+from journal.feed import feed
 from journal.selectors import sealed_rolls
 from journal.texts import explanation, rule_message
 from play import selectors, services
@@ -76,6 +77,8 @@ def sheet_response(
             # The fight strip shows this character only (R33); a refused spend says why there.
             "fight_characters": [character],
             "fight_error": fight_error,
+            # The live roll feed (journal/feed.py): what this member may see of the log.
+            "feed": feed(membership, character),
             # The GM's sealed rolls of this character, checked on the device (issue 13).
             "sealed_rolls": sealed_rolls(membership, character.pk),
             **_proposing(membership, character, proposal_form),
@@ -92,6 +95,29 @@ def _proposing(membership, character, form) -> dict:
         "proposal_form": form or ProposalForm(),
         "proposals": selectors.proposals_of(character),
     }
+
+
+@login_required
+@require_GET
+def character_feed(request, campaign_id, character_id):
+    """The sheet's feed alone, as the sheet shows it: refetched by static/feed.js when the
+    live updates announce something newer than its newest entry."""
+    membership = get_membership(request, campaign_id)
+    character = get_object_or_404(
+        Character.objects.filter(campaign_id=membership.campaign_id).only("pk", "owner_id"),
+        pk=character_id,
+    )
+    if not can_see_full_sheet(membership, character):
+        raise PermissionDenied
+    context = {
+        "campaign": membership.campaign,
+        "membership": membership,
+        "character": character,
+        "feed": feed(membership, character),
+    }
+    response = render(request, "play/sheet.html#feed", context)
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 @login_required

@@ -43,6 +43,11 @@ urlpatterns = [
         name="check_probability",
     ),
     path(
+        "c/<int:campaign_id>/characters/<int:character_id>/feed/",
+        player.character_feed,
+        name="character_feed",
+    ),
+    path(
         "c/<int:campaign_id>/characters/<int:character_id>/roll/",
         player.character_roll,
         name="character_roll",

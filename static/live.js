@@ -256,7 +256,8 @@
 
   function receive(id, data) {
     if (id) lastId = String(id);
-    // The seal watch (below) and the sealed rolls (static/sealed.js: `data.sealed`).
+    // The seal watch (below), the sheet's feed (static/feed.js) and the sealed rolls
+    // (static/sealed.js: `data.sealed`).
     document.dispatchEvent(new CustomEvent("live:change", { detail: data }));
     changed(data);
     followCampaign(data); // issue 16, see below
@@ -363,7 +364,12 @@
     if (link) link.hidden = false;
   }
 
+  // Whether the server can be reached, for the sheet's offline mark (static/offline.js).
+  function contact() { document.dispatchEvent(new CustomEvent("live:contact")); }
+  function lost() { document.dispatchEvent(new CustomEvent("live:lost")); }
+
   stream.addEventListener("htmx:sseOpen", function () {
+    contact();
     failures = 0;
     root.dataset.connected = "stream";
     stopPolling();
@@ -373,6 +379,7 @@
   // given up; the page polls when the server refused the stream or it keeps failing.
   stream.addEventListener("htmx:sseError", function (evt) {
     if (over) return;
+    lost();
     failures += 1;
     delete root.dataset.connected;
     var closed = evt.detail.source && evt.detail.source.readyState === EventSource.CLOSED;
@@ -383,6 +390,7 @@
     }
   });
   stream.addEventListener("sse:change", function (evt) {
+    contact();
     receive(evt.detail.lastEventId, JSON.parse(evt.detail.data));
   });
   // htmx swaps a message synchronously: the cards swapped until the next microtask are the
@@ -394,6 +402,8 @@
 
   // --- The fallback: polling the same changes as JSON ---------------------------------------
   function poll() {
+    // Offline, a request would only fail (and log an error): the next tick asks again.
+    if (navigator.onLine === false) { lost(); return; }
     var url = root.dataset.poll + "?after=" + encodeURIComponent(lastId || "0");
     fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (response) {
@@ -401,10 +411,11 @@
         return response.json();
       })
       .then(function (body) {
+        contact();
         body.changes.forEach(function (change) { receive(change.log_id, change); });
         if (body.last_id !== null) lastId = String(body.last_id);
       })
-      .catch(function () { /* still down: the indicator says so */ });
+      .catch(function () { lost(); /* still down: the indicator says so */ });
   }
 
   // Until the stream opens again (htmx:sseOpen).
@@ -456,6 +467,7 @@
 
   function check() {
     timer = null;
+    if (navigator.onLine === false) return; // offline: checked again after the next change
     var old = seen();
     var url = root.dataset.seal + (old ? "?seal=" + encodeURIComponent(old) : "");
     fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })

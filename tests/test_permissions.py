@@ -155,6 +155,11 @@ def _event_stream(response, w):
     assert response["Content-Type"] == "text/event-stream"
 
 
+def _service_worker(response, w):
+    assert response["Content-Type"] == "text/javascript; charset=utf-8"
+    assert response["Service-Worker-Allowed"] == "/"
+
+
 def _health(response, w):
     assert response["Content-Type"] == "text/plain"
     assert response.content == b"ok"
@@ -397,6 +402,8 @@ ROUTES = [
         ),
     ),
     Route("character_card", ("get",), _c("character_card", "pc"), OWNER),
+    # The sheet's live roll feed (issue 13): what the sheet shows, as the sheet is refused.
+    Route("character_feed", ("get",), _c("character_feed", "pc"), OWNER),
     Route(
         "check_probability",
         ("get",),
@@ -536,6 +543,14 @@ ROUTES = [
         _c("campaign_events_poll"),
         MEMBERS,
         query=lambda w: {"after": "0"},
+    ),
+    # The sheet's service worker (live/offline.py): a script holding nothing of anyone's.
+    Route(
+        "service_worker",
+        ("get",),
+        lambda w: reverse("service_worker"),
+        EVERYONE,
+        ok={"get": Answer(200, check=_service_worker)},
     ),
 ]
 BY_NAME = {route.name: route for route in ROUTES}

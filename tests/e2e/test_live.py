@@ -7,6 +7,7 @@ and catches up on what happened while it was offline.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -215,12 +216,18 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
     # Offline: what the GM does meanwhile shows once the phone is back. (Chromium's offline
     # mode may keep the open stream; whatever does not arrive through it is refetched, and
     # failed refetches are retried until they land.)
+    # The sheet says how old its data is (static/offline.js), and its feed catches up too.
     player_context.set_offline(True)
+    mark = sheet.get_by_test_id("stale-mark")
+    expect(mark).to_contain_text("Hors ligne — données d’il y a")
     pv, _ = gm_acts("Dégâts", "4")
     _, flux = gm_acts("−Flux", "2")
     player_context.set_offline(False)
     expect(card.locator("[data-testid=pv]")).to_have_text(pv, timeout=20_000)
     expect(card.locator("[data-testid=flux]")).to_have_text(flux, timeout=20_000)
+    feed = sheet.locator("#feed [data-testid=feed-entry]")
+    expect(feed.first).to_contain_text(_flux_to(flux), timeout=20_000)
+    expect(mark).to_have_text("")
     _only_network_errors(console_errors)
 
     # The player's process goes away (the stream with it) while the GM makes two changes:
@@ -228,6 +235,7 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
     # with Last-Event-ID and the stream replays both from the audit log.
     world.stop(1)
     expect(sheet.locator("#live")).not_to_have_attribute("data-state", "ok")
+    expect(mark).to_contain_text("Hors ligne — données d’il y a")
     expect(sheet.locator("#live [role=status]")).to_contain_text("Mises à jour en direct")
     pv, _ = gm_acts("Dégâts", "3")
     _, flux = gm_acts("−Flux", "1")
@@ -236,6 +244,9 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
     expect(card.locator("[data-testid=pv]")).to_have_text(pv, timeout=20_000)
     expect(card.locator("[data-testid=flux]")).to_have_text(flux, timeout=20_000)
     expect(sheet.locator("#live")).to_have_attribute("data-state", "ok")
+    # The server away, the sheet said how old its data was; the feed caught up with the rest.
+    expect(feed.first).to_contain_text(_flux_to(flux), timeout=20_000)
+    expect(mark).to_have_text("")
     # Caught up from the log (ids only): the card refetched its own partial.
     assert card_requests != []
     assert sheet.evaluate("window.__no_reload") == "still here"
@@ -247,6 +258,11 @@ def test_the_players_sheet_on_another_process_follows_the_gm_and_catches_up_afte
     gm_context.close()
     player_context.close()
     _only_network_errors(console_errors)
+
+
+def _flux_to(flux: str):
+    """The feed's sentence of a Flux change ending at the card's `flux` ("5 / 10")."""
+    return re.compile(rf"Flux : \d+ → {flux.split(' / ')[0]}\b")
 
 
 def _only_network_errors(console_errors) -> None:

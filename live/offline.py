@@ -1,0 +1,84 @@
+"""The service worker that keeps a player's sheet readable offline (static/offline.js
+registers it from the sheet).
+
+Served by this view at the site's root (`/sw.js`), not from /static/: a worker controls only
+the pages under its own address, and the sheets are under /c/. A template, so that it names
+the static files as `{% static %}` does (hashed names under DEBUG off) and the pages' address
+under the script prefix. It caches the sheet pages it is asked to keep and the static files,
+and answers from that cache only when the network fails; it never touches a POST, so nothing
+is queued for later.
+
+CACHE_VERSION: raise it when the worker's way of caching changes; the cache's name also
+carries a digest of the static files' names, so a deployment with new files starts a new
+cache, and the worker deletes the older ones when it takes over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from django.shortcuts import render
+from django.templatetags.static import static
+from django.urls import get_script_prefix
+from django.views.decorators.http import require_GET
+
+CACHE_VERSION = 1
+CACHE_PREFIX = "chroniqueur-sheet-"
+
+# What a sheet needs to show and follow the game: kept at install.
+ASSETS = (
+    "app.css",
+    "live.js",
+    "offline.js",
+    "feed.js",
+    "sealed.js",
+    "requests.js",
+    "django_htmx/htmx-2.min.js",
+    "django_htmx/ext/hx-sse-2.min.js",
+    "manifest.webmanifest",
+    "icons/icon.svg",
+    "icons/icon-192.png",
+)
+
+
+def asset_urls() -> list[str]:
+    urls = []
+    for path in ASSETS:
+        try:
+            urls.append(static(path))
+        except ValueError:
+            # Not in the static files' manifest (DEBUG off): the worker still keeps it when a
+            # page loads it; tests/live/test_offline.py fails on any such name.
+            continue
+    return urls
+
+
+def cache_name(urls: list[str]) -> str:
+    digest = hashlib.sha256("\n".join(urls).encode()).hexdigest()[:10]
+    return f"{CACHE_PREFIX}v{CACHE_VERSION}-{digest}"
+
+
+@require_GET
+def service_worker(request):
+    urls = asset_urls()
+    prefix = get_script_prefix()
+    response = render(
+        request,
+        "live/sw.js",
+        {
+            # JSON: each value is a JavaScript literal in the template.
+            "cache": json.dumps(cache_name(urls)),
+            "cache_prefix": json.dumps(CACHE_PREFIX),
+            "assets": json.dumps(urls),
+            # The sheet pages (play/urls.py "character"), under the script prefix.
+            "pages": json.dumps("^" + re.escape(prefix) + r"c/\d+/characters/\d+/$"),
+            "static_prefix": json.dumps(static("")),
+        },
+        content_type="text/javascript; charset=utf-8",
+    )
+    # A worker's script is checked for a new version at each visit: never from a cache.
+    response["Cache-Control"] = "no-cache"
+    response["Service-Worker-Allowed"] = prefix
+    return response
