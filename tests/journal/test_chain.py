@@ -380,3 +380,38 @@ def test_transactional_tests_still_empty_the_tables(campaign, gm, pc):
 def test_the_fast_json_reader_reads_what_the_standard_library_reads(text):
     assert audit._loads(memoryview(text)) == json.loads(text)
     assert type(audit._loads(text)) is type(json.loads(text))
+
+
+@postgresql_only
+@pytest.mark.django_db(transaction=True)  # the second process reads what this one committed
+def test_verify_log_in_two_processes_finds_what_one_finds(campaign, gm, pc, monkeypatch):
+    """verify_log walks a long chain in two processes (`walk_chain_parallel`); the seam
+    between the halves is checked, and a problem anywhere is named as the plain walk names it."""
+    monkeypatch.setattr(audit, "PARALLEL_FROM", 4)
+    play_a_little(campaign, gm, pc)
+    for _ in range(4):
+        run(campaign, gm, "damage", {"amount": "4"}, character=pc)
+        run(campaign, gm, "heal", {"amount": "2"}, character=pc)
+    chain = entries(campaign)
+    total, seam = len(chain), len(chain) // 2
+    assert total >= 12
+    assert audit.walk_chain_parallel(campaign.pk) == audit.walk_chain(campaign.pk)
+    assert audit.walk_chain_parallel(campaign.pk).count == total
+    assert verify_log(str(campaign.pk)) == (
+        f"campaign {campaign.pk} “La Tour de Sel”: {total} entries, chain intact\n",
+        True,
+    )
+    # A rewrite in the second half, every later link recomputed without the key.
+    target = chain[seam + 2]
+    rewrite(target.pk, GUESSED_KEYS[0], after=target.after, text_fr=target.text_fr + " ")
+    problem = audit.ChainProblem(target.pk, "its content does not match its hash", target.seq)
+    assert audit.walk_chain_parallel(campaign.pk).problem == problem
+    # The entry just before the seam deleted: the second half alone cannot see it.
+    gone = chain[seam - 1]
+    with trigger_disabled():
+        raw("DELETE FROM journal_auditentry WHERE id = %s", [gone.pk])
+    assert audit.walk_chain_parallel(campaign.pk) == audit.walk_chain(campaign.pk)
+    assert audit.walk_chain_parallel(campaign.pk).problem.reason == (
+        f"its seq is {gone.seq + 1} where {gone.seq} was expected: "
+        f"entry {gone.seq} is missing before it"
+    )

@@ -4,7 +4,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from campaign.models import Campaign
-from journal.audit import BadSeal, ChainProblem, Seal, check_seal, walk_chain
+from journal.audit import BadSeal, ChainProblem, Seal, check_seal, walk_chain_parallel
 
 SEAL_PROBLEMS = {
     "other_campaign": "the seal is another campaign's",
@@ -56,7 +56,7 @@ class Command(BaseCommand):
                 if not self._check_seal(item, name, seal):
                     broken.append(item.pk)
                 continue
-            walk = walk_chain(item.pk)
+            walk = walk_chain_parallel(item.pk)
             if walk.problem is None:
                 self.stdout.write(f"{name}: {walk.count} entries, chain intact")
             else:
