@@ -38,7 +38,7 @@ def played_on_every_face(monkeypatch, world, service, **arguments) -> Fraction:
     wins = 0
     for face in range(1, 21):
         monkeypatch.setattr(services, "dice_source", lambda typed, face=face: FirstFace(face))
-        savepoint = transaction.savepoint()
+        savepoint = transaction.savepoint_create()
         result = service(actor=world.gm, **arguments)
         transaction.savepoint_rollback(savepoint)
         wins += result.outcome.checks[0].success
