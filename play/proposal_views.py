@@ -147,12 +147,7 @@ def _edit_panel(request, membership, proposal, form, status=200):
         "character": character,
         "panel": panel,
     }
-    if request.htmx:
-        response = render(request, "play/action_page.html#action-form", context, status=status)
-        if status >= 400:
-            response = reswap(retarget(response, f"#{panel.slot.panel_id}"), "innerHTML")
-        return response
-    return render(request, "play/action_page.html", context, status=status)
+    return views.render_action_form(request, context, status)
 
 
 def _gm_form(proposal, data, membership):

@@ -29,7 +29,7 @@ from journal.texts import current_language, explanation, rule_message
 from play import parts, requests
 from play.actions import Action, ActionForm
 from play.models import RequestKind, RollRequest
-from play.views import _action_fragments, _character
+from play.views import _action_fragments, _character, render_action_form
 from rules.engine import RuleError
 
 # The answer's die: a D20 (the sequel's D6 of a waking try, or the clock's rolls after it,
@@ -154,12 +154,7 @@ def _panel_response(request, context, *, url, probability_url=None, status=200):
         odds=ASK_ODDS if probability_url else None,
     )
     context["panel"] = panel
-    if request.htmx:
-        response = render(request, "play/action_page.html#action-form", context, status=status)
-        if status >= 400:
-            response = reswap(retarget(response, f"#{panel.slot.panel_id}"), "innerHTML")
-        return response
-    return render(request, "play/action_page.html", context, status=status)
+    return render_action_form(request, context, status)
 
 
 def _asked(request, membership, results, character=None):

@@ -153,12 +153,18 @@ def _action_form_response(request, context, status=200):
         in_panel=bool(request.htmx),
     )
     context["panel"] = panel
+    return render_action_form(request, context, status)
+
+
+def render_action_form(request, context, status: int = 200):
+    """An action's form: the page, or under htmx the panel's form alone. A refusal's message
+    goes where the form is (the quick buttons have none: it opens), not where the result
+    would have gone."""
     if request.htmx:
         response = render(request, "play/action_page.html#action-form", context, status=status)
         if status >= 400:
-            # The message goes where the form is (the quick buttons have none: it opens),
-            # not where the result would have gone.
-            response = reswap(retarget(response, f"#{panel.slot.panel_id}"), "innerHTML")
+            panel_id = context["panel"].slot.panel_id
+            response = reswap(retarget(response, f"#{panel_id}"), "innerHTML")
         return response
     return render(request, "play/action_page.html", context, status=status)
 
