@@ -160,17 +160,24 @@ class Fight:
 
 @pytest.fixture
 def gm_page(browser, live_server, console_errors, campaign, pc, other_pc, npc, debug):
-    context, page = _context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
-    poll = reverse("campaign_events_poll", args=[campaign.pk])
-    context.route(f"{live_server.url}{poll}**", lambda route: route.fulfill(json=EMPTY_POLL))
-    page.goto(f"{live_server.url}/c/{campaign.pk}/")
+    context, page = open_quiet_dashboard(browser, live_server, console_errors, campaign)
     page.evaluate(f"{NO_RELOAD} = 'still here'")
     yield page
     context.close()
 
 
-@pytest.fixture
-def phone_and_gate(browser, live_server, console_errors, campaign, pc):
+def open_quiet_dashboard(browser, live_server, console_errors, campaign):
+    """The GM's dashboard at 1440x900, its polls answered "nothing new": it changes only
+    through the GM's own actions."""
+    context, page = _context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
+    poll = reverse("campaign_events_poll", args=[campaign.pk])
+    context.route(f"{live_server.url}{poll}**", lambda route: route.fulfill(json=EMPTY_POLL))
+    page.goto(f"{live_server.url}/c/{campaign.pk}/")
+    return context, page
+
+
+def open_gated_sheet(browser, live_server, console_errors, campaign, pc):
+    """The player's sheet on a 390x844 phone, its polls held by a Gate the test opens."""
     context, page = _context(
         browser,
         live_server,
@@ -185,6 +192,12 @@ def phone_and_gate(browser, live_server, console_errors, campaign, pc):
     poll = reverse("campaign_events_poll", args=[campaign.pk])
     context.route(f"{live_server.url}{poll}**", gate.route)
     page.goto(f"{live_server.url}/c/{campaign.pk}/characters/{pc.pk}/")
+    return context, page, gate
+
+
+@pytest.fixture
+def phone_and_gate(browser, live_server, console_errors, campaign, pc):
+    context, page, gate = open_gated_sheet(browser, live_server, console_errors, campaign, pc)
     page.evaluate(f"{NO_RELOAD} = 'still here'")
     yield page, gate
     context.close()

@@ -15,13 +15,12 @@ does with the changes (the feed refetched, the toast, the card) is the app's own
 import re
 
 import pytest
-from django.urls import reverse
 from playwright.sync_api import expect
 
 from characters.models import Character
 from journal.models import AuditEntry
 from tests.e2e import test_gm_session as session
-from tests.e2e.test_fight import EMPTY_POLL, GM_VIEWPORT, PHONE, Gate, _context
+from tests.e2e.test_fight import PHONE, open_gated_sheet, open_quiet_dashboard
 from tests.e2e.test_gm_session import NO_RELOAD, Table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -49,10 +48,7 @@ REFUSED = (
 
 @pytest.fixture
 def gm_page(browser, live_server, console_errors, campaign, pc, other_pc, debug):
-    context, page = _context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
-    poll = reverse("campaign_events_poll", args=[campaign.pk])
-    context.route(f"{live_server.url}{poll}**", lambda route: route.fulfill(json=EMPTY_POLL))
-    page.goto(f"{live_server.url}/c/{campaign.pk}/")
+    context, page = open_quiet_dashboard(browser, live_server, console_errors, campaign)
     page.evaluate(f"{NO_RELOAD} = 'still here'")
     yield page
     context.close()
@@ -60,20 +56,7 @@ def gm_page(browser, live_server, console_errors, campaign, pc, other_pc, debug)
 
 @pytest.fixture
 def phone(browser, live_server, console_errors, campaign, pc):
-    context, page = _context(
-        browser,
-        live_server,
-        console_errors,
-        PHONE,
-        "paul_joueur",
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-    )
-    gate = Gate()
-    poll = reverse("campaign_events_poll", args=[campaign.pk])
-    context.route(f"{live_server.url}{poll}**", gate.route)
-    page.goto(f"{live_server.url}/c/{campaign.pk}/characters/{pc.pk}/")
+    context, page, gate = open_gated_sheet(browser, live_server, console_errors, campaign, pc)
     # The service worker runs and keeps this sheet (its first visit) before anything else.
     page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=LIVE_WAIT)
     page.evaluate(f"{NO_RELOAD} = 'still here'")
