@@ -224,10 +224,7 @@ def _matches(key: bytes, content: dict[str, Any], stored: str) -> bool:
         if moment is not None and not isinstance(moment, str):  # str: PostgreSQL's, as due
             if fast is content:
                 fast = dict(content)
-            if moment.tzinfo is not UTC:
-                moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-                moment = moment.astimezone(UTC)
-            fast[name] = moment.isoformat(timespec="microseconds")
+            fast[name] = _moment_text(moment)
     try:
         encoded = _orjson_dumps(fast, option=_ORJSON_SORTED)
     except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits…
@@ -252,16 +249,21 @@ def _loads(data: bytes | memoryview) -> Any:
 _LONG_NUMBER = re.compile(rb"\d{19}").search
 
 
+def _moment_text(moment: datetime) -> str:
+    """A hashed moment as the hash covers it: UTC, to the microsecond (naive means UTC)."""
+    if moment.tzinfo is not UTC:
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+        moment = moment.astimezone(UTC)
+    return moment.isoformat(timespec="microseconds")
+
+
 def payload(content: dict[str, Any]) -> bytes:
     """The canonical bytes the hash covers: `content` holds every HASHED_FIELDS value."""
     canonical = dict(content)
     for name in _MOMENTS:
         moment = canonical[name]
         if moment is not None and not isinstance(moment, str):  # str: as written already
-            if moment.tzinfo is not UTC:
-                moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-                moment = moment.astimezone(UTC)
-            canonical[name] = moment.isoformat(timespec="microseconds")
+            canonical[name] = _moment_text(moment)
     batch = canonical["batch"]
     if isinstance(batch, uuid.UUID):
         canonical["batch"] = str(batch)
