@@ -421,7 +421,9 @@ class NightForm(PartyForm):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
-    ask_players = WhoRollsField(_("Players' Volonté after a short night (R31) rolled by"))
+    ask_players = WhoRollsField(
+        _("Players' rolls in the night (coma, waking, Volonté: R11, R13, R31) rolled by")
+    )
 
     def service_arguments(self):
         return super().service_arguments() | {"ask_players": who_rolls(self, "ask_players")}
@@ -450,6 +452,18 @@ class HourRestForm(PartyForm):
     gm_override = forms.BooleanField(
         label=_("Allow it beyond the half-day limit (GM)"), required=False
     )
+    ask_players = WhoRollsField(
+        _("Players' coma and waking rolls in that hour (R11, R13) rolled by")
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ask_players"].initial = (
+            "players" if self.campaign.players_roll_rules else "server"
+        )
+
+    def service_arguments(self):
+        return super().service_arguments() | {"ask_players": who_rolls(self, "ask_players")}
 
     def arguments(self):
         return {"gm_override": self.cleaned_data["gm_override"]}

@@ -143,6 +143,9 @@ class RollRequest(models.Model):
     # R34: the game time the roll fell due at, and where the stopped clock was going.
     due_at = models.DateTimeField()
     clock_target = models.DateTimeField(null=True, blank=True)
+    # What the action that moved the clock still does once it gets there (a night's recovery,
+    # an hour rest's 1D4, a fight's new round: rules.engine.resume.ENDINGS), or {}.
+    clock_then = models.JSONField(default=dict, blank=True)
     # The clock waits for it (a rules roll, R34); a plain test does not hold the clock.
     holds_clock = models.BooleanField(default=False)
     status = models.CharField(
@@ -173,3 +176,9 @@ class RollRequest(models.Model):
     @property
     def pending(self) -> bool:
         return self.status == RequestStatus.PENDING
+
+    @property
+    def cancellable(self) -> bool:
+        """A roll the GM chose to ask for may be withdrawn; one the rules made due (R10, R11,
+        R13 by the clock, R31) stays due, and the GM rolls it instead (R34)."""
+        return self.kind in (RequestKind.CHECK, RequestKind.WAKE, RequestKind.FALL_ILL)

@@ -42,6 +42,10 @@ class PlayerCheckForm(CheckForm):
         )
 
 
+# The states that act, and so roll tests (R10–R16).
+CONSCIOUS = (Vital.UP, Vital.BORROWED_TIME)
+
+
 def _character(membership, character_id):
     return get_object_or_404(selectors.characters_for_cards(membership.campaign), pk=character_id)
 
@@ -61,7 +65,7 @@ def sheet_response(
         return render(request, "journal/_sealed_rolls.html", context)
     may_roll = can_roll_for(membership, character)
     # Only the conscious act (R10–R16); the engine refuses the others' tests anyway.
-    conscious = character.vital in (Vital.UP, Vital.BORROWED_TIME)
+    conscious = character.vital in CONSCIOUS
     if may_roll and conscious and form is None:
         form = PlayerCheckForm(campaign=campaign, character=character)
     return render(
@@ -74,6 +78,10 @@ def sheet_response(
             # A refused roll keeps its form, to show why; otherwise only the conscious get one.
             "roll_form": form if may_roll and (conscious or form is not None) else None,
             "unconscious": may_roll and not conscious,
+            # The test form's part follows the card (static/live.js): redrawn when the
+            # character comes to or falls unconscious, the page left as it is otherwise.
+            "conscious": conscious,
+            "conscious_vitals": " ".join(CONSCIOUS),
             # The fight strip shows this character only (R33); a refused spend says why there.
             "fight_characters": [character],
             "fight_error": fight_error,

@@ -59,7 +59,8 @@ def _roll_for(request: RollRequest) -> tuple[services._Roll, bool]:
         return services.REQUEST_ROLLS["sleep"](pk), False
     clock_kind = "coma_hour" if kind == RequestKind.COMA_HOUR else "wake"
     target = request.clock_target or request.due_at
-    return services.REQUEST_ROLLS["clock_resume"](pk, kind=clock_kind, to=target), True
+    then = request.clock_then or None
+    return services.REQUEST_ROLLS["clock_resume"](pk, kind=clock_kind, to=target, then=then), True
 
 
 def request_odds(request: RollRequest, campaign: Campaign, character=None) -> Odds | None:
@@ -246,10 +247,19 @@ def roll_request_answer(
 
 
 def roll_request_cancel(*, request_id: int, actor) -> services.Result:
-    """The GM withdraws a request. A rules roll stays due: the next move of the clock asks
-    for it again (R34); nothing of the character changes."""
+    """The GM withdraws a request they chose to make; nothing of the character changes. A
+    roll the rules made due is refused: it stays due, and the clock (with the night, the rest
+    or the round that moved it) waits for it, so the GM rolls it instead (R34)."""
     with transaction.atomic():
         request = _locked(request_id)
+        if not request.cancellable:
+            raise RequestRefused(
+                "Ce jet est dû selon les règles : il ne s’annule pas. Lancez-le vous-même "
+                "depuis la carte si le joueur ou la joueuse ne peut pas (R34).",
+                "This roll is due by the rules: it cannot be cancelled. Roll it yourself "
+                "from the card if the player cannot (R34).",
+                rule_id="R34",
+            )
         request.status = RequestStatus.CANCELLED
         request.closed_by = actor
         request.closed_at = timezone.now()

@@ -301,6 +301,7 @@ def _ask_due(campaign, rows, outcome, *, actor, visibility) -> list[RollRequest]
                 visibility=visibility or "",
                 due_at=due.at,
                 clock_target=due.target,
+                clock_then=due.then or {},
                 holds_clock=True,
                 requested_by=actor if getattr(actor, "pk", None) else None,
             )
@@ -924,15 +925,21 @@ def party_hour_rest(
     gm_override: bool = False,
     dice: Iterable[int] | None = None,
     visibility: str | None = None,
+    ask_players: bool | None = None,
 ) -> Result:
-    """R18 step 1: the group's 1D4, within the half-day limit unless the GM overrides it."""
+    """R18 step 1: the group's 1D4, within the half-day limit unless the GM overrides it.
+    R34: a player's roll due in that hour stops the clock there (`ask_players`, None for the
+    campaign's setting); the 1D4 comes once it is answered."""
     return _on_party(
         campaign_id,
         "hour_rest",
-        lambda t: engine.hour_rest(t.state, rng=t.rng, gm_override=gm_override, ruleset=t.ruleset),
+        lambda t: engine.hour_rest(
+            t.state, rng=t.rng, gm_override=gm_override, ruleset=t.ruleset, defer=t.defer
+        ),
         actor=actor,
         dice=dice,
         visibility=visibility,
+        ask_players=ask_players,
         holds_clock=True,
     )
 
@@ -996,14 +1003,23 @@ def fight_next_turn(
     visibility: str | None = None,
 ) -> Result:
     """R33: the next turn, or a new round; a round the campaign gives a length moves the
-    clock (R32), so every character is loaded, as for the clock."""
+    clock (R32), so every character is loaded, as for the clock. R34: such a round waits
+    while a player's roll holds the clock, and a player's roll due in it stops the clock
+    there (the campaign's setting); the new round begins once it is answered."""
+
+    def operation(t: _Table) -> engine.Outcome:
+        if engine.moves_clock(t.state, t.ruleset):
+            _require_clock_free(t.campaign)
+        return engine.next_turn(t.state, rng=t.rng, ruleset=t.ruleset, defer=t.defer)
+
     return _on_party(
         campaign_id,
         "fight_next_turn",
-        lambda t: engine.next_turn(t.state, rng=t.rng, ruleset=t.ruleset),
+        operation,
         actor=actor,
         dice=dice,
         visibility=visibility,
+        ask_players=None,
     )
 
 
@@ -1750,14 +1766,15 @@ def _sleep_roll(character_id: int) -> _Roll:
     )
 
 
-def _clock_resume_roll(character_id: int, *, kind: str, to) -> _Roll:
-    """R34: the R11 or R13 roll the clock stopped at, then the clock goes on to `to`: every
+def _clock_resume_roll(character_id: int, *, kind: str, to, then: dict | None = None) -> _Roll:
+    """R34: the R11 or R13 roll the clock stopped at, then the clock goes on to `to`, then the
+    end of the action that moved it (`then`: a night, an hour rest, a new round): every
     character is loaded, as for the clock."""
     key = str(character_id)
     return _Roll(
         "clock",
         lambda t: engine.resume_clock(
-            t.state, key, kind, rng=t.rng, to=to, ruleset=t.ruleset, defer=t.defer
+            t.state, key, kind, rng=t.rng, to=to, ruleset=t.ruleset, defer=t.defer, then=then
         ),
         None,
     )

@@ -24,7 +24,7 @@
   var stream = document.getElementById("live-stream");
   if (!root || !stream || !window.htmx) return;
   // Only pages that show characters follow them.
-  if (!document.querySelector("[id^='character-'], [id^='party-']")) return;
+  if (!document.querySelector("[id^='character-'], [id^='party-'], [id^='own-']")) return;
 
   var FAILURES_BEFORE_POLLING = 4;
   var POLL_EVERY_MS = 4000;
@@ -107,8 +107,10 @@
     } else if (card) {
       refetchFromPage("character-" + id);
     }
-    // The player's party list shows others as rows of this very page.
+    // The player's party list shows others as rows of this very page, and their own
+    // characters with the roll the GM asks of them (R34).
     if (document.getElementById("party-" + id)) refetchFromPage("party-" + id);
+    if (document.getElementById("own-" + id)) refetchFromPage("own-" + id);
   }
 
   // A refetch that failed (the phone went offline between the event and the fetch) is
@@ -116,7 +118,7 @@
   var retryStale = null;
   function failed(evt) {
     var el = evt.detail && (evt.detail.target || evt.detail.elt);
-    var match = el && el.id && /^(?:character|party)-(\d+)$/.exec(el.id);
+    var match = el && el.id && /^(?:character|party|own)-(\d+)$/.exec(el.id);
     if (!match || !pending[match[1]]) return;
     var status = evt.detail.xhr ? evt.detail.xhr.status : 0;
     if (status >= 400 && status < 500) { delete pending[match[1]]; return; } // not theirs now
@@ -311,8 +313,23 @@
     if (el && (el.id === "fight" || el.id === "fight-strip")) {
       window.setTimeout(function () { checkSeats(el); }, 0);
     }
-    if (el && cardId(el)) checkProposals(el);
+    if (el && cardId(el)) {
+      checkProposals(el);
+      checkConscious(el);
+    }
   });
+
+  // A sheet's test form (play/player.py) exists only while the character is conscious: when
+  // a card comes back in another state than the form's part was drawn for (a fall into the
+  // coma, a death, a waking), the part is redrawn; otherwise what is typed there stays.
+  function checkConscious(card) {
+    var id = cardId(card);
+    document.querySelectorAll("[data-conscious-part='" + id + "']").forEach(function (part) {
+      var vitals = (part.getAttribute("data-conscious-vitals") || "").split(" ");
+      var conscious = vitals.some(function (vital) { return vital && card.classList.contains("vital-" + vital); });
+      if (String(conscious) !== part.getAttribute("data-conscious")) refetchPart(part.id);
+    });
+  }
 
   // A GM's card come with a count of proposals (data-proposals) that the dashboard's list
   // (#proposals) does not hold: a player proposed, or another tab decided. The list refetches.

@@ -54,10 +54,13 @@ What a state allows (the same checks the operations make)
     rule_id, message_fr, message_en)); OPERATIONS, the names of the operations on one
     character; RuleError.rule_id names the rule behind a refusal
 Rolls asked of players (R34)
-    take_damage / advance_clock / advance_to_morning / night_rest(..., defer=keys): the
-    rules rolls of those characters are not rolled but listed in Outcome.due (DueRoll); the
-    clock stops at the first one; deaths_door_test (R10), resume_clock (R11, R13: the roll,
-    then the clock goes on), sleep_test (R31) roll them later; NotDue when no longer called for
+    take_damage / advance_clock / advance_to_morning / night_rest / hour_rest / next_turn
+    (..., defer=keys): the rules rolls of those characters are not rolled but listed in
+    Outcome.due (DueRoll); the clock stops at the first one, and an action that moved it
+    (a night, an hour rest, a round with a length) waits with it (DueRoll.then);
+    deaths_door_test (R10), resume_clock (R11, R13: the roll, then the clock goes on, then
+    the action ends, resume.ENDINGS), sleep_test (R31) roll them later; NotDue when no
+    longer called for; moves_clock(campaign): whether the next turn moves the clock
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
@@ -76,7 +79,7 @@ from .checks import (
     roll_odds,
     success_probability,
 )
-from .clock import advance_clock, advance_to_morning, next_morning, resume_clock
+from .clock import advance_clock, advance_to_morning, next_morning
 from .complications import fall, fall_height, fall_ill, take_remedy
 from .conditions import Effective, add_condition, attempt_free, effective, remove_condition
 from .dice import DiceExpr, DiceSource, Roll, ScriptedDice, parse_dice, roll
@@ -115,7 +118,15 @@ from .errors import (
     UnknownStat,
     WakeAlreadyTried,
 )
-from .fight import end_fight, left_this_round, next_turn, set_order, spend, start_fight
+from .fight import (
+    end_fight,
+    left_this_round,
+    moves_clock,
+    next_turn,
+    set_order,
+    spend,
+    start_fight,
+)
 from .fight_state import Fight
 from .health import (
     attempt_stabilise,
@@ -139,6 +150,7 @@ from .rest import (
     sleep_test,
 )
 from .results import Change, CheckPlan, CheckResult, Line, Modifier, Odds
+from .resume import resume_clock
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FIGHT,
@@ -261,6 +273,7 @@ __all__ = [
     "heal",
     "hour_rest",
     "left_this_round",
+    "moves_clock",
     "next_morning",
     "next_turn",
     "night_rest",

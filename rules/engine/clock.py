@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from .checks import first_test_odds
 from .dice import DiceSource
-from .errors import InvalidClockMove, NotDue
+from .errors import InvalidClockMove
 from .health import HOUR, coma_hour, fall_into_coma, wake_anchor, wake_try
 from .outcome import DueRoll, Outcome, Transaction
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
@@ -120,9 +120,11 @@ def _would_roll(tx: Transaction, kind: str, key: str, when: datetime) -> str | N
     return odds.plan.rule_id if odds is not None else None
 
 
-def _stop(tx: Transaction, kind: str, rule_id: str, key: str, target: datetime) -> None:
+def _stop(
+    tx: Transaction, kind: str, rule_id: str, key: str, target: datetime, then: dict | None
+) -> None:
     """R34: the clock stops where a player's rules roll falls due; it goes on once answered."""
-    tx.due.append(DueRoll(kind, rule_id, key, tx.now, target))
+    tx.due.append(DueRoll(kind, rule_id, key, tx.now, target, then))
     tx.say(
         "R34",
         f"l’horloge s’arrête à {tx.now:%d/%m %H:%M} : jet ({rule_id}) demandé au joueur",
@@ -150,8 +152,10 @@ def _hold_wake_tries(tx: Transaction) -> None:
             )
 
 
-def run_clock(tx: Transaction, target: datetime) -> None:
-    """Move `tx` to `target`, applying every due event in time order.
+def run_clock(tx: Transaction, target: datetime, then: dict | None = None) -> bool:
+    """Move `tx` to `target`, applying every due event in time order; False when it stopped
+    short (R34: a rules roll due for a character of `tx.defer`, noted in `tx.due` with
+    `then`, what the caller still does once the clock gets there).
 
     Campaign events (half-day, morning) are those after the start and up to the target, so a
     moment the clock reaches exactly is passed; a character's overdue timer (before the start)
@@ -188,13 +192,14 @@ def run_clock(tx: Transaction, target: datetime) -> None:
         if key in tx.defer and kind in _ASKED:
             rule_id = _would_roll(tx, kind, key, when)
             if rule_id is not None:
-                _stop(tx, kind, rule_id, key, target)
-                return
+                _stop(tx, kind, rule_id, key, target, then)
+                return False
         _HANDLERS[kind](tx, key)
     tx.now = target
     if not tx.ruleset.automatic_wake_tries:
         _hold_wake_tries(tx)
     tx.set_campaign("clock", target, "R32")
+    return True
 
 
 def advance_clock(
@@ -245,43 +250,3 @@ def advance_to_morning(
     return advance_clock(
         campaign, rng=rng, to=next_morning(campaign.clock, ruleset), ruleset=ruleset, defer=defer
     )
-
-
-def resume_clock(
-    campaign: CampaignState,
-    key: str,
-    kind: str,
-    *,
-    rng: random.Random | DiceSource,
-    to: datetime,
-    ruleset: Ruleset = DEFAULT_RULESET,
-    defer: Iterable[str] = (),
-) -> Outcome:
-    """R34: the roll the clock stopped at (`kind`, for `key`, at the clock's time), played as
-    the clock would have played it, then the clock goes on to `to` (and may stop again)."""
-    character = campaign.character(key)
-    due = character_due(character, ruleset)
-    if kind not in _ASKED or due != (campaign.clock, kind):
-        raise NotDue(
-            f"{character.label} n’a plus de jet dû à {campaign.clock:%d/%m %H:%M} (R34).",
-            f"{character.label} has no roll due at {campaign.clock:%d/%m %H:%M} any more (R34).",
-            rule_id="R34",
-        )
-    tx = Transaction(campaign, rng, ruleset)
-    _HANDLERS[kind](tx, key)
-    if not tx.checks:
-        raise NotDue(
-            f"{character.label} n’a plus de test à lancer à {campaign.clock:%d/%m %H:%M} (R34).",
-            f"{character.label} has no test to roll at {campaign.clock:%d/%m %H:%M} any more "
-            "(R34).",
-            rule_id="R34",
-        )
-    tx.defer = frozenset(defer)
-    target = max(to, campaign.clock)
-    tx.say(
-        "R34",
-        f"l’horloge reprend jusqu’à {target:%d/%m %H:%M}",
-        f"the clock goes on to {target:%d/%m %H:%M}",
-    )
-    run_clock(tx, target)
-    return tx.outcome()

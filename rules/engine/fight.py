@@ -154,44 +154,75 @@ def start_fight(
     return tx.outcome()
 
 
+def moves_clock(campaign: CampaignState, ruleset: Ruleset = DEFAULT_RULESET) -> bool:
+    """Whether the next turn ends a round that moves the clock (R33, `round_seconds`)."""
+    fight = campaign.fight
+    return fight is not None and fight.turn + 1 >= len(fight.order) and ruleset.round_seconds > 0
+
+
 def next_turn(
     campaign: CampaignState,
     *,
     rng: random.Random | DiceSource,
     ruleset: Ruleset = DEFAULT_RULESET,
+    defer: Iterable[str] = (),
 ) -> Outcome:
     """R33: the next combatant's turn; after the last one, a new round.
 
     A new round moves the clock by `Ruleset.round_seconds` when set, applying whatever falls
     due (R32, hence `rng`), ends the Surpris given at the start after round 1 (R25, when
     `Ruleset.surprise_ends_after_first_round`), then resets every budget to the effective
-    one at that moment.
+    one at that moment. R34: a roll due in those seconds for a character of `defer` stops
+    the clock there; the new round (`new_round`) begins once it is answered.
     """
     fight = _require_fight(campaign)
     tx = Transaction(campaign, rng, ruleset)
     if fight.turn + 1 < len(fight.order):
         fight = replace(fight, turn=fight.turn + 1)
         tx.set_campaign("fight", fight, "R33")
-    else:
-        _say(tx, "R33", f"Fin de la manche {fight.round}", f"End of round {fight.round}")
-        if ruleset.round_seconds > 0:
-            start, target = tx.now, tx.now + timedelta(seconds=ruleset.round_seconds)
+        _announce_turn(tx, fight)
+        return tx.outcome()
+    _say(tx, "R33", f"Fin de la manche {fight.round}", f"End of round {fight.round}")
+    if ruleset.round_seconds > 0:
+        start, target = tx.now, tx.now + timedelta(seconds=ruleset.round_seconds)
+        _say(
+            tx,
+            "R33",
+            f"La manche dure {ruleset.round_seconds} s : l’horloge avance de "
+            f"{start:%d/%m %H:%M:%S} à {target:%d/%m %H:%M:%S}",
+            f"The round lasts {ruleset.round_seconds} s: the clock moves from "
+            f"{start:%d/%m %H:%M:%S} to {target:%d/%m %H:%M:%S}",
+        )
+        tx.defer = frozenset(defer)
+        if not run_clock(tx, target, then=NEW_ROUND):
             _say(
                 tx,
-                "R33",
-                f"La manche dure {ruleset.round_seconds} s : l’horloge avance de "
-                f"{start:%d/%m %H:%M:%S} à {target:%d/%m %H:%M:%S}",
-                f"The round lasts {ruleset.round_seconds} s: the clock moves from "
-                f"{start:%d/%m %H:%M:%S} to {target:%d/%m %H:%M:%S}",
+                "R34",
+                f"La manche {fight.round + 1} commencera une fois le jet lancé",
+                f"Round {fight.round + 1} begins once the roll is made",
             )
-            run_clock(tx, target)
-        if fight.round == 1:
-            _end_surprise(tx, fight.surprised)
-        fight = _with_budgets(tx, fight, round=fight.round + 1, turn=0)
-        tx.set_campaign("fight", fight, "R33")
-        _announce_round(tx, fight)
-    _announce_turn(tx, fight)
+            return tx.outcome()
+    new_round(tx, NEW_ROUND)
     return tx.outcome()
+
+
+# R34: what the end of a round still does once its seconds have passed (`new_round`).
+NEW_ROUND = {"action": "new_round"}
+
+
+def new_round(tx: Transaction, then: dict) -> None:
+    """R33: the round after the one that ended: Surpris from the start ends after round 1
+    (R25), budgets reset, its first turn. Nothing when the fight ended meanwhile (R34: the
+    GM may end it while the clock waits)."""
+    fight = tx.state.fight
+    if fight is None:
+        return
+    if fight.round == 1:
+        _end_surprise(tx, fight.surprised)
+    fight = _with_budgets(tx, fight, round=fight.round + 1, turn=0)
+    tx.set_campaign("fight", fight, "R33")
+    _announce_round(tx, fight)
+    _announce_turn(tx, fight)
 
 
 def spend(

@@ -24,7 +24,9 @@ class DueRoll:
 
     `kind` names the roll: "deaths_door" (R10's Survie at 0 PV), "coma_hour" (R11's hour,
     its PV and its Survie), "wake" (R13's hourly try), "sleep" (R31's Volonté). The clock's
-    rolls ("coma_hour", "wake") stop it at `at`; `target` is where it was going.
+    rolls ("coma_hour", "wake") stop it at `at`; `target` is where it was going, and `then`
+    what the action that moved it still does once it gets there (a night's recovery, an hour
+    rest's 1D4, a fight's new round: `rules.engine.resume`), as JSON-ready data.
     """
 
     kind: str
@@ -32,6 +34,7 @@ class DueRoll:
     key: str
     at: datetime
     target: datetime | None = None
+    then: dict | None = None
 
 
 @dataclass(frozen=True, slots=True)

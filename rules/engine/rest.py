@@ -56,7 +56,9 @@ def night_rest(
     defer: Iterable[str] = (),
 ) -> Outcome:
     """A night of `hours` for `keys` (default: every conscious character above 0 PV).
-    R34: the Volonté tests of `defer`'s characters are left to their players (`Outcome.due`).
+    R34: the rules rolls of `defer`'s characters are left to their players (`Outcome.due`):
+    one due in the night's hours stops the clock there, and the night ends (`end_night`)
+    once it is answered; a short night's Volonté is asked at its end.
 
     The clock advances by the night's length first (R17), applying what falls due (R32);
     then each sleeper recovers 4/4, or 2/2 for a short or poor night (R17), capped by the
@@ -81,40 +83,82 @@ def night_rest(
                 f"{character.label} ne peut pas se reposer : il faut être éveillé·e (PV > 0).",
                 f"{character.label} cannot rest: they must be awake (PV > 0).",
             )
-    bedtime_illness = {key: campaign.character(key).illness for key in sleepers}
-    full = hours >= ruleset.proper_night_hours
-    proper = full and (not poor_quality or ruleset.poor_night_is_proper)
-    gain = FULL_NIGHT_GAIN if full and not poor_quality else SHORT_NIGHT_GAIN
-
     tx = Transaction(campaign, rng, ruleset)
+    tx.defer = frozenset(defer)
     quality_fr, quality_en = (" (sommeil médiocre)", " (poor sleep)") if poor_quality else ("", "")
     length_fr, length_en = hours_text(hours)
     tx.say("R17", f"nuit de {length_fr}{quality_fr}", f"{length_en} night{quality_en}")
-    run_clock(tx, campaign.clock + timedelta(hours=hours))
-    for key in sleepers:
-        illness = bedtime_illness[key]
-        night = gain if illness is None else min(gain, NIGHT_CAP[illness.severity])
-        rule = "R17" if illness is None else "R28"
+    # What the night does once its hours have passed; kept as data, for R34: a player's roll
+    # due in the night stops the clock there, and the night ends once it is answered.
+    night = {
+        "action": "night",
+        "hours": hours,
+        "sleepers": list(sleepers),
+        "clinic": list(clinic),
+        "poor_quality": poor_quality,
+        "bedtime": {
+            key: None
+            if campaign.character(key).illness is None
+            else int(campaign.character(key).illness.severity)
+            for key in sleepers
+        },
+    }
+    if run_clock(tx, campaign.clock + timedelta(hours=hours), then=night):
+        end_night(tx, night)
+    else:
+        tx.say(
+            "R34",
+            "nuit suspendue : elle reprendra une fois le jet lancé, et rendra PV et Flux à son "
+            "terme",
+            "night paused: it goes on once the roll is made, and gives PV and Flux at its end",
+        )
+    return tx.outcome()
+
+
+def end_night(tx: Transaction, night: dict) -> None:
+    """The end of a night `night_rest` described: each sleeper's recovery (R17), capped by the
+    illness they went to bed with (R28), the clinic's 1D4 (R19), then the Volonté test of a
+    short night (R31, left to the player for `tx.defer`) or the end of sleep deprivation.
+    A sleeper who no longer rests (the GM brought them down while the clock waited, R34)
+    gets nothing from it."""
+    ruleset = tx.ruleset
+    hours, poor_quality = night["hours"], night["poor_quality"]
+    clinic = night["clinic"]
+    full = hours >= ruleset.proper_night_hours
+    proper = full and (not poor_quality or ruleset.poor_night_is_proper)
+    gain = FULL_NIGHT_GAIN if full and not poor_quality else SHORT_NIGHT_GAIN
+    for key in night["sleepers"]:
+        if tx.char(key).vital is not Vital.UP:
+            tx.say(
+                "R17",
+                "n’est plus en état de se reposer : la nuit ne lui rend rien",
+                "can no longer rest: the night gives them nothing",
+                key,
+            )
+            continue
+        severity = night["bedtime"][key]
+        night_gain = gain if severity is None else min(gain, NIGHT_CAP[Severity(severity)])
+        rule = "R17" if severity is None else "R28"
         extra = 0
         if key in clinic:
             clinic_roll = tx.roll(D4, key=key, rule_id="R19", purpose="clinic")
             tx.roll_line(clinic_roll, "Clinique : PV en plus", "Clinic: extra PV")
             extra = clinic_roll.total
         character = tx.char(key)
-        pv = capped(character.pv, night + extra, character.pv_max)
-        flux = capped(character.flux, night, character.flux_max)
+        pv = capped(character.pv, night_gain + extra, character.pv_max)
+        flux = capped(character.flux, night_gain, character.flux_max)
+        plus = f" + {extra}" if extra else ""
         tx.say(
             rule,
-            f"la nuit rend {night} PV{f' + {extra}' if extra else ''} et {night} Flux : "
+            f"la nuit rend {night_gain} PV{plus} et {night_gain} Flux : "
             f"PV {character.pv} → {pv}, Flux {character.flux} → {flux}",
-            f"the night gives {night} PV{f' + {extra}' if extra else ''} and {night} Flux: "
+            f"the night gives {night_gain} PV{plus} and {night_gain} Flux: "
             f"PV {character.pv} → {pv}, Flux {character.flux} → {flux}",
             key,
         )
         set_pv(tx, key, pv, rule)
         set_flux(tx, key, flux, rule)
         if not full:
-            tx.defer = frozenset(defer)  # R34, for this test only: not the night's clock
             if not tx.leave_to_player(
                 "sleep", "R31", key, "Volonté (VAI) après une nuit écourtée", "Willpower (VAI)"
             ):
@@ -122,7 +166,6 @@ def night_rest(
         elif proper:
             tx.set(key, "sleep_deprived", False, "R31")
             drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_SLEEP, "R31")
-    return tx.outcome()
 
 
 def _sleep_test(tx: Transaction, key: str) -> None:
@@ -207,9 +250,11 @@ def hour_rest(
     rng: random.Random | DiceSource,
     gm_override: bool = False,
     ruleset: Ruleset = DEFAULT_RULESET,
+    defer: Iterable[str] = (),
 ) -> Outcome:
     """R18 step 1: the group rests an hour, then rolls its 1D4 (kept as `pending_hour_rest`
-    until it is shared).
+    until it is shared). R34: a roll due in that hour for a character of `defer` stops the
+    clock there; the 1D4 comes once it is answered (`end_hour_rest`).
 
     The clock moves one hour, applying everything due in it (R32): borrowed time running out,
     coma hours, waking tries… The 1D4 is rolled at the end of that hour, after those rolls.
@@ -244,11 +289,27 @@ def hour_rest(
         f"le groupe se repose une heure, jusqu’à {end:%d/%m %H:%M}",
         f"the group rests for an hour, until {end:%d/%m %H:%M}",
     )
-    run_clock(tx, end)
+    tx.defer = frozenset(defer)
+    if run_clock(tx, end, then=HOUR_REST_END):
+        end_hour_rest(tx, HOUR_REST_END)
+    else:
+        tx.say(
+            "R34",
+            "repos suspendu : le 1D4 du groupe viendra une fois le jet lancé",
+            "the rest pauses: the group's 1D4 comes once the roll is made",
+        )
+    return tx.outcome()
+
+
+# R34: what an hour rest still does once its hour has passed (`end_hour_rest`).
+HOUR_REST_END = {"action": "hour_rest"}
+
+
+def end_hour_rest(tx: Transaction, then: dict) -> None:
+    """R18: the group's 1D4 at the end of its hour, after what fell due in it."""
     result = tx.roll(D4, key=None, rule_id="R18", purpose="hour_rest")
     tx.roll_line(result, "Repos d’une heure (groupe)", "Hour rest (group)")
     tx.set_campaign("pending_hour_rest", result.total, "R18")
-    return tx.outcome()
 
 
 def share_hour_rest(

@@ -68,3 +68,31 @@ def console_errors():
 
     watch.errors = errors
     return watch
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_request_at_a_time_on_sqlite():
+    """On SQLite the test server's threads share the test's one in-memory connection, and two
+    requests at once mix their cursors (a card refetched while another is read came back
+    with "get() returned more than one User"): a page that refetches two cards at once is
+    enough. There, the test server answers one request at a time (WSGI pages poll, every
+    request is short; the server closes each connection). PostgreSQL keeps the threaded
+    server: a connection per thread, as the app has under `make run`."""
+    from django.core.servers.basehttp import WSGIServer
+    from django.db import connection
+    from django.test.testcases import LiveServerThread
+
+    if connection.vendor != "sqlite":
+        yield
+        return
+
+    class OneAtATime(WSGIServer):
+        # Not a ThreadingMixIn, so Django's handler closes each connection (no keep-alive
+        # holding the one loop). The serving thread already uses the test's connections.
+        def __init__(self, *args, connections_override=None, **kwargs):
+            super().__init__(*args, **kwargs)
+
+    threaded = LiveServerThread.server_class
+    LiveServerThread.server_class = OneAtATime
+    yield
+    LiveServerThread.server_class = threaded

@@ -35,9 +35,10 @@ window.__htmx_errors = [];
   "htmx:historyCacheError", "htmx:evalDisallowedError", "htmx:invalidPath", "htmx:syntax:error"
 ].forEach(function (name) {
   window.addEventListener(name, function (evt) {
-    var target = evt.detail && evt.detail.target;
+    var detail = evt.detail || {}, target = detail.target;
     var where = target && target.id ? "#" + target.id : String(target);
-    window.__htmx_errors.push(name + " " + where);
+    var why = detail.error ? String(detail.error) : detail.xhr ? "status " + detail.xhr.status : "";
+    window.__htmx_errors.push(name + " " + where + (why ? " (" + why + ")" : ""));
   }, true);
 });
 """

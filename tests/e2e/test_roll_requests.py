@@ -14,6 +14,8 @@ its threads, so each page's polls go through only while the other page does not 
 (test_fight.py's gate, here one per page).
 """
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
@@ -250,6 +252,11 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     table.phone_card.get_by_test_id("request-die").fill("2")
     table.phone_card.get_by_test_id("request-typed").click()
     expect(table.phone_card.get_by_test_id("vital")).to_contain_text("mort·e")
+    # Her test form goes with her consciousness, without a reload (static/live.js).
+    expect(phone.get_by_test_id("roll-form")).to_have_count(0)
+    expect(phone.locator(f"#roll-part-{pc.pk}")).to_contain_text(
+        "Isaure ne peut pas faire de test dans cet état."
+    )
     table.follow(gm, (card.get_by_test_id("vital"), "mort·e"))
     expect(card.get_by_test_id("request-result")).to_contain_text("lancé par paul_joueur")
     table.check("the hour's test failed")
@@ -321,3 +328,89 @@ def test_r34_r10_the_real_stream_brings_the_prompt_and_the_answer(
     assert [line for line in console_errors.errors if line not in refused] == []
     gm_context.close()
     phone_context.close()
+
+
+@pytest.fixture
+def stabilised(pc, other_pc):
+    """Before the pages open: Isaure stabilised at 08:00 (her first waking try at 09:00,
+    R13), Gaspard awake and worn (10 / 18 PV, 2 / 6 Flux), to sleep."""
+    Character.objects.filter(pk=pc.pk).update(
+        vital="stabilised", pv=-1, stabilised_at=pc.campaign.clock, down_cause="chute"
+    )
+    Character.objects.filter(pk=other_pc.pk).update(pv=10, flux=2)
+
+
+def test_r34_r17_the_night_waits_for_the_players_roll_in_its_hours(
+    stabilised, table, campaign, pc, other_pc, artifacts, debug
+):
+    """The GM's night (R17) reaches Isaure's waking try at 09:00: the clock stops there, the
+    night gives nothing yet, the GM can neither move the clock nor cancel the roll; the
+    player's die wakes her; the night then ends by itself and Gaspard's card shows what it
+    gave. Then a second night, whole. Neither page reloaded."""
+    mode = "debug" if debug else "production"
+    gm, card = table.gm, table.gm_card
+    sleeper = gm.locator(f"#character-{other_pc.pk}")
+    table.check("both pages open")
+
+    gm.locator("#party-bar").get_by_role("link", name="Nuit de repos").click()
+    panel = gm.locator("#panel-party")
+    who = panel.get_by_label("Jets des personnages joueurs pendant la nuit", exact=False)
+    expect(who).to_have_value("players")  # the campaign's setting (R34)
+    panel.get_by_role("button", name="Appliquer").click()
+    expect(gm.locator("#result-party")).to_contain_text("nuit suspendue")
+    expect(card.get_by_test_id("roll-request")).to_contain_text("essai de réveil")
+    expect(card.get_by_test_id("request-cancel")).to_have_count(0)  # due by the rules
+    expect(sleeper.locator("[data-testid=pv]")).to_have_text("10 / 18")
+    table.check("the night stopped", synced=("gm",))
+    gm.screenshot(path=artifacts / f"requests-{mode}-night-waits.png")
+
+    # The clock waits: the GM's +1 h is refused where they look.
+    table.allowed.append(table.base + reverse("party_action", args=[campaign.pk, "clock"]))
+    gm.locator("#party-bar").get_by_role("button", name="+1 h").click()
+    expect(gm.locator("#panel-party")).to_contain_text("L’horloge attend le jet d’Isaure")
+    table.check("the clock waits", synced=("gm",))
+
+    # The player's die: 18 + 1 ≥ 10, awake at 1 PV (R13); the night goes on to its end.
+    mine = table.phone_card.get_by_test_id("roll-request")
+    table.follow(table.phone, (mine, "essai de réveil"))
+    expect(table.phone.get_by_test_id("roll-form")).to_have_count(0)  # unconscious
+    table.phone_card.get_by_test_id("request-die").fill("18")
+    table.phone_card.get_by_test_id("request-typed").click()
+    expect(table.phone_card.locator("[data-testid=pv]")).to_have_text("1 / 14")
+    # Awake: her test form comes back, without a reload (static/live.js).
+    expect(table.phone.get_by_test_id("roll-form")).to_be_visible()
+    table.check("the player woke up", synced=("phone",))
+    table.follow(gm, (sleeper.locator("[data-testid=pv]"), "14 / 18"))
+    expect(card.locator("[data-testid=pv]")).to_have_text("1 / 14")
+    expect(sleeper.get_by_test_id("flux")).to_contain_text("6 / 6")
+    assert Campaign.objects.get(pk=campaign.pk).clock == campaign.clock + timedelta(hours=8)
+    table.check("the night ended once answered")
+    gm.screenshot(path=artifacts / f"requests-{mode}-night-ended.png")
+
+    # The next night asks nothing of anyone awake: it ends at once.
+    gm.locator("#party-bar").get_by_role("link", name="Nuit de repos").click()
+    gm.locator("#panel-party").get_by_role("button", name="Appliquer").click()
+    expect(gm.locator("#result-party")).to_contain_text("la nuit rend")
+    expect(card.locator("[data-testid=pv]")).to_have_text("5 / 14")
+    table.check("a whole night", synced=("gm",))
+
+
+def test_r34_the_players_home_says_live_that_a_roll_is_asked(table, campaign, pc, debug):
+    """The player waits on the campaign's home page, not the sheet: the GM's request shows
+    there by itself, and goes once the GM rolls it instead. Neither page reloaded."""
+    phone = table.phone
+    phone.goto(f"{table.base}/c/{campaign.pk}/")
+    phone.evaluate(f"{NO_RELOAD} = 'still here'")
+    waiting = phone.locator(f"#own-{pc.pk}").get_by_test_id("request-waiting")
+    expect(waiting).to_have_count(0)
+    table.ask_test("ADR", "Crochetage", 12, "50 %")  # ADR 1: 11, 12, … 20
+    table.follow(phone, (waiting, "Un jet vous est demandé\u00a0: ouvrez la fiche"))
+    table.gm_card.get_by_test_id("request-server").click()
+    expect(table.gm_card.get_by_test_id("request-result")).to_contain_text("lancé par gaelle_mj")
+    table.gates[phone].open.set()
+    expect(waiting).to_have_count(0, timeout=15000)
+    phone.wait_for_function("() => !document.querySelector('.htmx-request')")
+    table.gates[phone].open.clear()
+    assert phone.evaluate(NO_RELOAD) == "still here"
+    assert phone.evaluate("window.__htmx_errors") == []
+    assert table.console.errors == []

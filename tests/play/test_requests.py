@@ -310,3 +310,78 @@ def test_r34_r10_r11_from_borrowed_time_to_the_hour_that_asks(campaign, gm, play
     # The card shows it: the character's version moved, though the clock stopped before the
     # hour touched anything of it.
     assert Character.objects.get(pk=pc.pk).version > stopped.character.version
+
+
+# R34 with actions that move the clock: the night, the hour rest and a round with a length stop
+# with the clock at a player's roll, and end once it is answered. Isaure (`pc`) is stabilised
+# at 08:00: her first automatic waking try (R13) falls at 09:00.
+
+
+def _stabilised(campaign, pc):
+    _rules_on(campaign)
+    put(pc, vital="stabilised", pv=-1, stabilised_at=at(0), down_cause="chute")
+
+
+def test_r34_r17_the_night_waits_for_the_roll_in_its_hours(campaign, gm, player, pc, other_pc):
+    _stabilised(campaign, pc)
+    put(other_pc, pv=10, flux=2)
+    result = services.party_night_rest(campaign_id=campaign.pk, actor=gm, hours=8)
+    [request] = result.requests
+    assert (request.kind, request.due_at, request.clock_target) == ("wake_clock", at(1), at(8))
+    assert request.clock_then["action"] == "night"
+    campaign.refresh_from_db()
+    assert campaign.clock == at(1)
+    assert Character.objects.get(pk=other_pc.pk).pv == 10  # the night gives nothing yet
+    # The history says why the night has not ended (the steps kept with the clock's entry).
+    assert any("nuit suspendue" in step["fr"] for e in result.entries for step in e.steps)
+    with pytest.raises(services.ClockWaits):
+        services.party_night_rest(campaign_id=campaign.pk, actor=gm, hours=8)
+    # A roll the rules made due is not withdrawn: the GM rolls it instead (R34).
+    with pytest.raises(RuleError, match="ne s’annule pas"):
+        requests.roll_request_cancel(request_id=request.pk, actor=gm)
+
+    since = _last_id(campaign)
+    requests.roll_request_answer(request_id=request.pk, actor=player, dice=[18])
+    campaign.refresh_from_db()
+    pc.refresh_from_db()
+    assert campaign.clock == at(8) and (pc.vital, pc.pv) == ("up", 1)
+    sleeper = Character.objects.get(pk=other_pc.pk)
+    assert (sleeper.pv, sleeper.flux) == (14, 6)  # the night's 4 and 4 (R17), at its end
+    night = [e for e in _entries(campaign, since) if e.character_id == other_pc.pk]
+    assert {e.rule_id for e in night} == {"R17"} and all(e.actor == player for e in night)
+
+
+def test_r34_r18_the_hour_rests_1d4_comes_once_the_roll_is_answered(campaign, gm, player, pc):
+    _stabilised(campaign, pc)
+    result = services.party_hour_rest(campaign_id=campaign.pk, actor=gm)
+    [request] = result.requests
+    assert request.clock_then == {"action": "hour_rest"}
+    campaign.refresh_from_db()
+    assert campaign.pending_hour_rest is None and campaign.hour_rests_used == 1
+    # The GM rolls it instead (server): the try, then the group's 1D4 (R18).
+    requests.roll_request_answer(request_id=request.pk, actor=gm)
+    campaign.refresh_from_db()
+    assert 1 <= campaign.pending_hour_rest <= 4 and campaign.clock == at(1)
+    # Off (the form's choice): the hour rolls the try itself, as before.
+    Campaign.objects.filter(pk=campaign.pk).update(pending_hour_rest=None)
+    put(pc, vital="stabilised", pv=-1, stabilised_at=at(1), wake_tries_from=None)
+    off = services.party_hour_rest(
+        campaign_id=campaign.pk, actor=gm, ask_players=False, gm_override=True
+    )
+    assert off.requests == () and any(e.rule_id == "R13" and e.kind == "roll" for e in off.entries)
+
+
+def test_r34_r33_a_round_with_a_length_waits_for_the_roll_in_it(campaign, gm, player, pc, npc):
+    _stabilised(campaign, pc)
+    Campaign.objects.filter(pk=campaign.pk).update(round_seconds=3600)
+    services.fight_start(campaign_id=campaign.pk, actor=gm, character_ids=[npc.pk])
+    result = services.fight_next_turn(campaign_id=campaign.pk, actor=gm)
+    [request] = result.requests
+    assert request.clock_then == {"action": "new_round"}
+    campaign.refresh_from_db()
+    assert campaign.fight["round"] == 1 and campaign.clock == at(1)
+    with pytest.raises(services.ClockWaits):
+        services.fight_next_turn(campaign_id=campaign.pk, actor=gm)
+    requests.roll_request_answer(request_id=request.pk, actor=player, dice=[18])
+    campaign.refresh_from_db()
+    assert (campaign.fight["round"], campaign.fight["turn"]) == (2, 0)

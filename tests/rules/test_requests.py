@@ -10,15 +10,23 @@ import pytest
 
 from rules.engine import (
     DueRoll,
+    Illness,
     NotDue,
+    Ruleset,
     ScriptedDice,
+    Severity,
     Vital,
     advance_clock,
     advance_to_morning,
     deaths_door_test,
+    end_fight,
+    hour_rest,
+    moves_clock,
+    next_turn,
     night_rest,
     resume_clock,
     sleep_test,
+    start_fight,
     take_damage,
 )
 from tests.rules.util import EVENING, campaign, hero
@@ -122,3 +130,92 @@ def test_r34_r31_a_short_night_leaves_the_volonte_to_the_player():
     assert sleep_test(outcome.state, "a", rng=ScriptedDice([12])).character("a").sleep_deprived
     with pytest.raises(NotDue):
         sleep_test(campaign(hero(pv=-1, vital=Vital.COMA)), "a", rng=NO_DICE)
+
+
+# R34 with actions that move the clock: the night, the hour rest and the round wait with it.
+# Aldo (`a`) is stabilised at 20:00: his first automatic waking try (R13) falls at 21:00.
+# Dice for that try: 18 (18 + 2 ≥ 10, awake), then the sequel's D6 (3).
+WAKES = [18, 3]
+
+
+def stabilised(**changes):
+    return hero(pv=-1, vital=Vital.STABILISED, stabilised_at=EVENING, **changes)
+
+
+def test_r34_r17_r28_a_night_stops_at_a_players_roll_and_ends_once_it_is_answered():
+    # Bea sleeps, ill (R28: a night gives her 2 at most); her illness ends at 06:00 (R30).
+    bea = hero("b", pv=5, flux=2, illness=Illness(Severity.ILL, days_left=0))
+    start = campaign(stabilised(), bea)
+    stopped = night_rest(start, hours=10, rng=NO_DICE, defer=["a"])
+    assert stopped.state.clock == EVENING + HOUR
+    [due] = stopped.due
+    assert (due.kind, due.key, due.at, due.target) == (
+        "wake",
+        "a",
+        EVENING + HOUR,
+        EVENING + 10 * HOUR,
+    )
+    assert due.then["action"] == "night" and due.then["sleepers"] == ["b"]
+    assert stopped.character("b").pv == 5  # nothing of the night given yet
+    assert any(line.rule_id == "R34" and "nuit suspendue" in line.fr for line in stopped.lines)
+
+    on = resume_clock(
+        stopped.state,
+        "a",
+        "wake",
+        rng=ScriptedDice(WAKES),
+        to=due.target,
+        defer=["a"],
+        then=due.then,
+    )
+    assert on.character("a").vital is Vital.UP
+    assert on.state.clock == EVENING + 10 * HOUR and on.due == ()
+    bea = on.character("b")
+    # The illness ended that morning, but the bedtime one governs the night (R28): 2, not 4.
+    assert bea.illness is None
+    assert (bea.pv, bea.flux) == (7, 4)
+    assert "R28" in on.rules
+    # Aldo, stabilised at bedtime, was not a sleeper: he wakes at 1 PV (R13), no night's 4.
+    assert on.character("a").pv == 1
+
+
+def test_r34_r17_a_sleeper_brought_down_while_the_clock_waited_gets_nothing():
+    stopped = night_rest(campaign(stabilised(), hero("b", pv=5)), hours=8, rng=NO_DICE, defer=["a"])
+    [due] = stopped.due
+    dead = stopped.state.with_character(replace(stopped.state.character("b"), vital=Vital.DEAD))
+    on = resume_clock(dead, "a", "wake", rng=ScriptedDice(WAKES), to=due.target, then=due.then)
+    assert on.character("b").pv == 5
+    assert any("ne lui rend rien" in line.fr for line in on.lines)
+
+
+def test_r34_r18_the_hour_rests_1d4_waits_for_the_roll_in_its_hour():
+    stopped = hour_rest(campaign(stabilised()), rng=NO_DICE, defer=["a"])
+    [due] = stopped.due
+    assert due.then == {"action": "hour_rest"} and stopped.state.clock == EVENING + HOUR
+    assert stopped.state.pending_hour_rest is None and stopped.state.hour_rests_used == 1
+    on = resume_clock(
+        stopped.state, "a", "wake", rng=ScriptedDice([*WAKES, 4]), to=due.target, then=due.then
+    )
+    assert on.state.pending_hour_rest == 4 and on.character("a").vital is Vital.UP
+
+
+def test_r34_r33_a_round_with_a_length_begins_once_the_roll_in_it_is_answered():
+    hourly = Ruleset(round_seconds=3600)
+    fighting = start_fight(campaign(stabilised(), hero("b")), ["b"], ruleset=hourly).state
+    assert moves_clock(fighting, hourly) and not moves_clock(fighting)
+    stopped = next_turn(fighting, rng=NO_DICE, ruleset=hourly, defer=["a"])
+    [due] = stopped.due
+    assert due.then == {"action": "new_round"}
+    assert stopped.state.fight.round == 1  # the round ended, the next has not begun
+    on = resume_clock(
+        stopped.state, "a", "wake", rng=ScriptedDice(WAKES), to=due.target, ruleset=hourly,
+        then=due.then,
+    )  # fmt: skip
+    assert (on.state.fight.round, on.state.fight.turn) == (2, 0)
+    assert on.state.clock == EVENING + HOUR
+    # Ended by the GM while the clock waited: the clock goes on, no round begins.
+    ended = end_fight(stopped.state, ruleset=hourly).state
+    after = resume_clock(
+        ended, "a", "wake", rng=ScriptedDice(WAKES), to=due.target, ruleset=hourly, then=due.then
+    )
+    assert after.state.fight is None and after.state.clock == EVENING + HOUR
