@@ -55,8 +55,12 @@ browser:
 	         "(install Debian's 'chromium' package to run them)."; \
 	  fi; fi
 
+# The suite runs on pytest-xdist workers, one per core up to 4 (TEST_WORKERS=1: one process);
+# each worker has its own test database. Whole files go to one worker (--dist loadfile).
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+
 test: setup browser
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -28,7 +28,9 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
 
     fresh = deepcopy(connections.settings["default"])
     if fresh["ENGINE"] != "django.db.backends.sqlite3":  # SQLite: in memory, named by alias
-        fresh["TEST"]["NAME"] = f"test_{fresh['NAME']}_{FRESH}"
+        # After the xdist suffix (test_NAME_gw0): one FRESH database per worker.
+        default_test = fresh["TEST"].get("NAME") or f"test_{fresh['NAME']}"
+        fresh["TEST"]["NAME"] = f"{default_test}_{FRESH}"
     connections.settings[FRESH] = fresh
     settings.DATABASES[FRESH] = fresh
 
@@ -222,7 +224,7 @@ def world(campaign, gm, player, other_player, outsider, pc, other_pc, npc, invit
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Browser tests run last. Playwright's sync API keeps an event loop running in the main
-    thread for the rest of the session, and asgiref then refuses `async_to_sync` there, which
-    the live tests use."""
+    """Browser tests run last in a one-process run: they are the slowest to fail for a
+    reason the quicker tests would have told first. (Their browser is closed at the end of
+    each module, tests/e2e/conftest.py, so any order works, as pytest-xdist's has to.)"""
     items.sort(key=lambda item: "tests/e2e/" in item.nodeid.replace("\\", "/"))

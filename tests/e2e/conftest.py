@@ -13,7 +13,11 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
-@pytest.fixture(scope="session")
+# One browser per module: Playwright's sync API keeps an event loop running in this thread
+# while it is open, and asgiref's `async_to_sync` (the live tests) refuses to run beside it.
+# Closed at the end of each module, the loop is gone before a pytest-xdist worker moves on
+# to another file, whatever order the files reach it in.
+@pytest.fixture(scope="module")
 def browser():
     if not os.path.exists(CHROMIUM):
         message = f"{CHROMIUM} is missing: install Debian's chromium package"

@@ -70,7 +70,8 @@ def two_processes(tmp_path_factory):
             "database through LISTEN/NOTIFY; SQLite runs have one process"
         )
     base = dj_database_url.parse(DATABASE_URL)
-    name = f"{base['NAME']}_live_e2e"
+    # One database per pytest-xdist worker ("gw0", "gw1"…), or the workers would share it.
+    name = f"{base['NAME']}_live_e2e{os.environ.get('PYTEST_XDIST_WORKER', '')}"
     with _admin(base) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.execute(f'CREATE DATABASE "{name}"')
