@@ -26,6 +26,7 @@ class ProposalStatus(models.TextChoices):
     PENDING = "pending", _("Waiting for the GM")
     APPROVED = "approved", _("Approved")
     REFUSED = "refused", _("Refused")
+    WITHDRAWN = "withdrawn", _("Withdrawn")  # by the player who made it, before any decision
 
 
 def summary(action: str, arguments: dict) -> tuple[str, str]:

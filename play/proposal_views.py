@@ -1,8 +1,9 @@
 """Players propose, the GM approves (play/proposals.py): the player's form on their sheet,
 and the GM's approve, edit-then-approve and refuse on the dashboard's list.
 
-A player proposes only for their own character (403 to other members, 404 to outsiders);
-only the GM decides. Bad input and the rules' refusals come back in place with a 400.
+A player proposes only for their own character (403 to other members, 404 to outsiders),
+and may withdraw what they proposed while it waits; only the GM decides. Bad input and the
+rules' refusals come back in place with a 400.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from play.proposals import (
     proposal_approve,
     proposal_make,
     proposal_refuse,
+    proposal_withdraw,
 )
 from rules.engine import RuleError
 
@@ -98,6 +100,38 @@ def proposal_create(request, campaign_id, character_id):
         },
         status=status,
     )
+
+
+@login_required
+@require_POST
+def proposal_withdraw_view(request, campaign_id, proposal_id):
+    """The player who made a proposal takes it back while it waits (403 to anyone else,
+    the GM included: the GM refuses). htmx gets the player's list again, with the refusal
+    in it when the GM decided first (400)."""
+    membership = get_membership(request, campaign_id)
+    proposal = _proposal(membership, proposal_id)
+    if proposal.proposed_by_id != request.user.pk:
+        raise PermissionDenied
+    error = None
+    try:
+        proposal_withdraw(
+            campaign_id=membership.campaign_id, proposal_id=proposal.pk, actor=request.user
+        )
+    except RuleError as refused:
+        error = rule_message(refused)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        else:
+            messages.success(request, _("Proposal withdrawn."))
+        return redirect("character", campaign_id, proposal.character_id)
+    context = {
+        "campaign": membership.campaign,
+        "character": proposal.character,
+        "proposals": selectors.proposals_of(proposal.character),
+        "error": error,
+    }
+    return render(request, "play/_my_proposals.html", context, status=400 if error else 200)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ with a note: `proposal_make` checks that the rules would take it now, stores it 
 and changes nothing else. The GM approves it (`proposal_approve`: the GM's own action, by its
 form and its service in play/actions.py ACTIONS, so the rules apply as if the GM had clicked,
 each entry naming the player who proposed it), perhaps edited first (the same service with
-the GM's arguments), or refuses it with a word the player reads (`proposal_refuse`).
+the GM's arguments), or refuses it with a word the player reads (`proposal_refuse`). The
+player may withdraw it while it waits (`proposal_withdraw`).
 
 Each step is an audit entry (field `proposal`, journal/texts.py PROPOSAL_FIELD) that only
 the GM and the character's owner see (journal/visibility.py), and each publishes the
@@ -281,6 +282,7 @@ def proposal_make(
 _DECIDED = {
     ProposalStatus.APPROVED: ("approuvée", "approved"),
     ProposalStatus.REFUSED: ("refusée", "refused"),
+    ProposalStatus.WITHDRAWN: ("retirée", "withdrawn"),
 }
 
 
@@ -324,6 +326,35 @@ def proposal_refuse(*, campaign_id: int, proposal_id: int, actor, reply: str = "
             after={"id": proposal.pk, "status": proposal.status, "reply": proposal.reply},
             fr=f"Proposition #{proposal.pk} {de(proposal.proposer_name)} refusée : {fr}{reply_fr}",
             en=f"Proposal #{proposal.pk} by {proposal.proposer_name} refused: {en}{reply_en}",
+        )
+    return proposal
+
+
+def proposal_withdraw(*, campaign_id: int, proposal_id: int, actor) -> Proposal:
+    """The player who made a proposal takes it back while it still waits (a slip of the
+    finger, the table settled it aloud): the GM's list and count drop it; nothing else
+    changes."""
+    with transaction.atomic():
+        campaign, proposal = _locked(proposal_id, campaign_id)
+        if proposal.proposed_by_id != actor.pk:
+            raise NotYours(
+                "Seule la personne qui a fait cette proposition peut la retirer.",
+                "Only the person who made this proposal may withdraw it.",
+            )
+        proposal.status = ProposalStatus.WITHDRAWN
+        proposal.decided_by = actor
+        proposal.decided_at = timezone.now()
+        proposal.save(update_fields=["status", "decided_by", "decided_at"])
+        fr, en = summary(proposal.action, proposal.arguments)
+        _log(
+            campaign,
+            actor,
+            proposal,
+            action="proposal_withdrawn",
+            before={"id": proposal.pk, "status": PENDING},
+            after={"id": proposal.pk, "status": proposal.status},
+            fr=f"Proposition #{proposal.pk} retirée par {proposal.proposer_name} : {fr}",
+            en=f"Proposal #{proposal.pk} withdrawn by {proposal.proposer_name}: {en}",
         )
     return proposal
 

@@ -103,6 +103,11 @@ urlpatterns = [
         proposal_views.proposal_refuse_view,
         name="proposal_refuse",
     ),
+    path(
+        "c/<int:campaign_id>/proposals/<int:proposal_id>/withdraw/",
+        proposal_views.proposal_withdraw_view,
+        name="proposal_withdraw",
+    ),
     path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
     path("c/<int:campaign_id>/fight/start/", fight_views.fight_start, name="fight_start"),
     path("c/<int:campaign_id>/fight/next/", fight_views.fight_next_turn, name="fight_next_turn"),

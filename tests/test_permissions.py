@@ -42,7 +42,7 @@ from django.urls import resolve, reverse
 from characters.models import Character
 from journal.models import PlaySession
 from play import services
-from play.models import RollRequest
+from play.models import Proposal, RollRequest
 from play.proposals import proposal_make
 from play.requests import roll_request_create
 from tests.helpers import (
@@ -183,6 +183,11 @@ def _c(name, *args):
 def _asked(name):
     """A route on the roll asked of the world's `pc` (R34): each character has one waiting."""
     return lambda w: reverse(name, args=[w.campaign.pk, w.asked[w.pc.pk].pk])
+
+
+def _proposed(name):
+    """A route on the proposal waiting for the world's `pc`: each character has one."""
+    return lambda w: reverse(name, args=[w.campaign.pk, w.proposed[w.pc.pk].pk])
 
 
 def _account(template):
@@ -524,6 +529,13 @@ ROUTES = [
         data=lambda w: {"reply": "Pas cette fois."},
         ok={"post": Answer(302, location=_campaign, writes=True)},
     ),
+    Route(
+        "proposal_withdraw",
+        ("post",),
+        _proposed("proposal_withdraw"),
+        OWNER_ONLY,  # the player who made it; the GM refuses instead
+        ok={"post": Answer(302, location=lambda w: _c("character", "pc")(w), writes=True)},
+    ),
     Route("entry_undo", ("post",), _c("entry_undo", "entry"), GM_ONLY),
     Route("action_undo", ("post",), _c("action_undo", "entry"), GM_ONLY),
     # live/urls.py
@@ -598,6 +610,25 @@ def world(world):
         due_at=world.campaign.clock,
         requested_by=world.gm,
     )
+    # A proposal waits for each character (the NPC's made by hand: no player proposes for
+    # an NPC): only its proposer withdraws it.
+    world.proposed = {
+        world.pc.pk: world.proposal,
+        world.other_pc.pk: proposal_make(
+            character_id=world.other_pc.pk,
+            actor=world.other_player,
+            action="spend_flux",
+            arguments={"amount": 1},
+        ),
+        world.npc.pk: Proposal.objects.create(
+            campaign=world.campaign,
+            character=world.npc,
+            proposed_by=world.gm,
+            proposer_name=world.gm.username,
+            action="spend_flux",
+            arguments={"amount": 1},
+        ),
+    }
     world.free_pc = Character.objects.create(
         campaign=world.campaign,
         name="Rose",

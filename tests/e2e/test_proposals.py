@@ -272,7 +272,25 @@ def test_a_player_proposes_and_the_gm_approves_edits_and_refuses(
     items.nth(0).get_by_role("button", name="Refuser").click()
     expect(table.listing).to_be_hidden()
     table.check("refused without a word")
-    assert table.step >= 12
+
+    # Sent by mistake: the player withdraws it before the GM decides; the GM's list drops it.
+    table.propose("Flux dépensé", amount="1")
+    table.follow(gm)
+    expect(items).to_have_count(1)
+    table.settled(gm)
+    withdraw = table.mine.get_by_test_id("proposal-withdraw")
+    expect(withdraw).to_have_count(1)
+    withdraw.click()
+    expect(table.mine.get_by_test_id("my-proposal").nth(0)).to_contain_text("Retirée")
+    expect(table.mine.get_by_test_id("proposal-withdraw")).to_have_count(0)
+    table.follow(gm)
+    expect(table.listing).to_be_hidden()
+    expect(table.card.get_by_test_id("proposals-count")).to_have_count(0)
+    table.settled(gm)
+    assert Proposal.objects.filter(status="pending").count() == 0
+    table.check("withdrawn by the player")
+    phone.screenshot(path=artifacts / f"proposals-{mode}-phone-withdrawn.png", full_page=True)
+    assert table.step >= 13
 
 
 def test_the_count_reaches_the_gm_and_the_outcome_the_phone_through_the_stream(

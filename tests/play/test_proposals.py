@@ -419,3 +419,58 @@ def test_r22_a_field_the_chosen_kind_hides_does_not_refuse_the_form(player_clien
     assert response.status_code == 302
     assert Proposal.objects.get().arguments == {"kind": "gene"}
     assert AuditEntry.objects.get(field="proposal").rule_id == "R22"  # Gêné
+
+
+HTMX = {"HX-Request": "true"}
+
+
+def test_a_player_withdraws_a_waiting_proposal_and_the_gm_no_longer_sees_it(
+    player_client, gm_client, world
+):
+    player_client.post(propose_url(world), DAMAGE)
+    proposal = Proposal.objects.get()
+    row = character_row(world.pc)
+
+    response = player_client.post(url("proposal_withdraw", world, proposal), headers=HTMX)
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'id="proposals-{world.pc.pk}"' in html and "Retirée" in html
+    assert 'data-testid="proposal-withdraw"' not in html  # nothing left to withdraw
+    proposal.refresh_from_db()
+    assert (proposal.status, proposal.decided_by) == ("withdrawn", world.player)
+    assert character_row(world.pc) == row and game_entries(world.campaign) == []
+    entry = proposal_entries(world.campaign)[-1]
+    assert (entry.action, entry.actor_id) == ("proposal_withdrawn", world.player.pk)
+    assert entry.text_fr == (
+        f"Proposition #{proposal.pk} retirée par paul_joueur : Dégâts : 5 (piège à flèches)"
+    )
+    # The GM's dashboard lists nothing to decide; deciding it now says why, in French.
+    dashboard = gm_client.get(reverse("campaign", args=[world.campaign.pk])).content.decode()
+    assert f'data-proposal-character="{world.pc.pk}"' not in dashboard
+    refused = gm_client.post(url("proposal_approve", world, proposal))
+    assert refused.status_code == 400 and "déjà été retirée" in refused.content.decode()
+
+
+def test_only_the_proposer_withdraws_and_only_while_it_waits(
+    player_client, gm_client, other_player_client, world
+):
+    player_client.post(propose_url(world), DAMAGE)
+    proposal = Proposal.objects.get()
+    before = db_state()
+    for client in (gm_client, other_player_client):
+        assert client.post(url("proposal_withdraw", world, proposal)).status_code == 403
+    assert db_state() == before
+
+    gm_client.post(url("proposal_refuse", world, proposal), {"reply": "Non."})
+    before = db_state()
+    late = player_client.post(url("proposal_withdraw", world, proposal), headers=HTMX)
+    assert late.status_code == 400
+    assert "déjà été refusée" in late.content.decode() and 'role="alert"' in late.content.decode()
+    assert db_state() == before
+    # Without htmx: back to the sheet, with the same word.
+    plain = player_client.post(url("proposal_withdraw", world, proposal), follow=True)
+    assert plain.redirect_chain[-1][0] == reverse(
+        "character", args=[world.campaign.pk, world.pc.pk]
+    )
+    assert "déjà été refusée" in plain.content.decode()
