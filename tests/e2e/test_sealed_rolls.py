@@ -69,9 +69,11 @@ def gm_page(browser, live_server, console_errors, campaign, pc, other_pc, debug)
         browser, live_server, console_errors, fight.GM_VIEWPORT, "gaelle_mj"
     )
     poll = reverse("campaign_events_poll", args=[campaign.pk])
-    context.route(f"{live_server.url}{poll}**", lambda route: route.fulfill(json=fight.EMPTY_POLL))
+    gate = fight.Gate()  # closed: the GM's polls bring nothing unless the test opens it
+    context.route(f"{live_server.url}{poll}**", gate.route)
     page.goto(f"{live_server.url}/c/{campaign.pk}/")
     page.evaluate(f"{NO_RELOAD} = 'still here'")
+    page.gate = gate
     yield page
     context.close()
 
@@ -192,10 +194,17 @@ def test_r5_a_sealed_roll_reaches_the_phone_sealed_and_its_reveal_is_checked_the
     phone.screenshot(path=artifacts / f"sealed-{mode}-phone-sealed.png", full_page=True)
 
     # 3. The GM reveals it from the result; the phone checks it against what it kept.
+    log_reveal = page.locator("#roll-log").get_by_test_id("reveal")
+    expect(log_reveal).to_have_count(1)  # the dashboard's log offers it too
     reveal_button.click()
     expect(result.get_by_test_id("reveal-answer")).to_contain_text(
         f"Jet n° {entry.pk} révélé aux joueurs"
     )
+    # The dashboard's log follows by itself: revealed, nothing left to reveal there.
+    _follow(page)
+    expect(log_reveal).to_have_count(0, timeout=LIVE_WAIT)
+    expect(page.locator("#roll-log")).to_contain_text("Révélé")
+    _settle(page)
     _page_is_whole(page, console_errors)
     page.screenshot(path=artifacts / f"sealed-{mode}-gm-revealed.png", caret="initial")
     _follow(phone)
