@@ -361,16 +361,9 @@ class PartyForm(ActionForm):
     """An action on the whole party."""
 
 
-class ClockForm(PartyForm):
-    rolls = True  # coma hours and waking tries roll on the way (R11, R13)
-    minutes = forms.IntegerField(
-        label=_("Advance the clock by (minutes)"),
-        min_value=1,
-        max_value=60 * 24 * 30,
-        required=False,
-    )
-    to_morning = forms.BooleanField(label=_("To the next morning"), required=False)
-    ask_players = WhoRollsField(_("Players' coma and waking rolls (R11, R13) rolled by"))
+class AsksPlayersForm(PartyForm):
+    """R34: a party action whose rules rolls may go to the players: its `ask_players` (a
+    WhoRollsField of its own label) starts from the campaign's setting."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -380,6 +373,18 @@ class ClockForm(PartyForm):
 
     def service_arguments(self):
         return super().service_arguments() | {"ask_players": who_rolls(self, "ask_players")}
+
+
+class ClockForm(AsksPlayersForm):
+    rolls = True  # coma hours and waking tries roll on the way (R11, R13)
+    minutes = forms.IntegerField(
+        label=_("Advance the clock by (minutes)"),
+        min_value=1,
+        max_value=60 * 24 * 30,
+        required=False,
+    )
+    to_morning = forms.BooleanField(label=_("To the next morning"), required=False)
+    ask_players = WhoRollsField(_("Players' coma and waking rolls (R11, R13) rolled by"))
 
     def clean(self):
         cleaned = super().clean()
@@ -398,7 +403,7 @@ class EndSceneForm(PartyForm):
     pass
 
 
-class NightForm(PartyForm):
+class NightForm(AsksPlayersForm):
     rolls = True
     hours = forms.DecimalField(
         label=_("Length of the night (hours)"),
@@ -425,17 +430,11 @@ class NightForm(PartyForm):
         _("Players' rolls in the night (coma, waking, Volonté: R11, R13, R31) rolled by")
     )
 
-    def service_arguments(self):
-        return super().service_arguments() | {"ask_players": who_rolls(self, "ask_players")}
-
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         characters = self.campaign.characters.order_by("kind", "name")
         self.fields["sleepers"].queryset = characters
         self.fields["clinic"].queryset = characters
-        self.fields["ask_players"].initial = (
-            "players" if self.campaign.players_roll_rules else "server"
-        )
 
     def arguments(self):
         data = self.cleaned_data
@@ -447,7 +446,7 @@ class NightForm(PartyForm):
         }
 
 
-class HourRestForm(PartyForm):
+class HourRestForm(AsksPlayersForm):
     rolls = True
     gm_override = forms.BooleanField(
         label=_("Allow it beyond the half-day limit (GM)"), required=False
@@ -455,15 +454,6 @@ class HourRestForm(PartyForm):
     ask_players = WhoRollsField(
         _("Players' coma and waking rolls in that hour (R11, R13) rolled by")
     )
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["ask_players"].initial = (
-            "players" if self.campaign.players_roll_rules else "server"
-        )
-
-    def service_arguments(self):
-        return super().service_arguments() | {"ask_players": who_rolls(self, "ask_players")}
 
     def arguments(self):
         return {"gm_override": self.cleaned_data["gm_override"]}

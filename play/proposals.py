@@ -306,15 +306,21 @@ def closed_message(proposal: Proposal) -> tuple[str, str]:
     )
 
 
+def _close(proposal: Proposal, status: str, actor, *fields: str) -> None:
+    """The proposal leaves the waiting list: its new status, who closed it and when (and
+    `fields` set by the caller)."""
+    proposal.status = status
+    proposal.decided_by = actor
+    proposal.decided_at = timezone.now()
+    proposal.save(update_fields=["status", "decided_by", "decided_at", *fields])
+
+
 def proposal_refuse(*, campaign_id: int, proposal_id: int, actor, reply: str = "") -> Proposal:
     """The GM refuses a proposal, with a word the player reads on their sheet."""
     with transaction.atomic():
         campaign, proposal = _locked(proposal_id, campaign_id)
-        proposal.status = ProposalStatus.REFUSED
-        proposal.decided_by = actor
-        proposal.decided_at = timezone.now()
         proposal.reply = reply.strip()
-        proposal.save(update_fields=["status", "decided_by", "decided_at", "reply"])
+        _close(proposal, ProposalStatus.REFUSED, actor, "reply")
         fr, en = summary(proposal.action, proposal.arguments)
         reply_fr, reply_en = _quoted(proposal.reply)
         _log(
@@ -341,10 +347,7 @@ def proposal_withdraw(*, campaign_id: int, proposal_id: int, actor) -> Proposal:
                 "Seule la personne qui a fait cette proposition peut la retirer.",
                 "Only the person who made this proposal may withdraw it.",
             )
-        proposal.status = ProposalStatus.WITHDRAWN
-        proposal.decided_by = actor
-        proposal.decided_at = timezone.now()
-        proposal.save(update_fields=["status", "decided_by", "decided_at"])
+        _close(proposal, ProposalStatus.WITHDRAWN, actor)
         fr, en = summary(proposal.action, proposal.arguments)
         _log(
             campaign,
@@ -376,11 +379,8 @@ def proposal_approve(*, campaign_id: int, proposal_id: int, actor, **arguments) 
         )
         applied = {k: v for k, v in arguments.items() if k not in ("visibility", "dice")}
         edited = applied != proposal.arguments
-        proposal.status = ProposalStatus.APPROVED
-        proposal.decided_by = actor
-        proposal.decided_at = timezone.now()
         proposal.applied_arguments = applied if edited else None
-        proposal.save(update_fields=["status", "decided_by", "decided_at", "applied_arguments"])
+        _close(proposal, ProposalStatus.APPROVED, actor, "applied_arguments")
         fr, en = summary(proposal.action, applied)
         done_fr, done_en = "approuvée", "approved"
         if edited:
