@@ -1,5 +1,5 @@
 import secrets
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -8,17 +8,13 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-# R32: a campaign's game clock starts on day 1 at 08:00; days are counted from this date.
-GAME_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+# R32: a campaign's game clock starts on day 1 at 08:00 (the engine counts the days and
+# writes game time: rules/engine/text.py).
+from rules.engine.text import GAME_EPOCH
 
 
 def default_clock() -> datetime:
     return GAME_EPOCH + timedelta(hours=8)
-
-
-def game_day(moment: datetime) -> int:
-    """The day of the game a game-clock moment falls on, day 1 being the epoch's."""
-    return (moment - GAME_EPOCH).days + 1
 
 
 # R2: the seven statistics, in the chapter's order. The sequel table (R14) only touches the

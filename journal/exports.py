@@ -17,13 +17,13 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaign.models import game_day
 from journal.audit import Seal
 from journal.models import AuditEntry, EntryKind, PlaySession
 from journal.sealing import REVEAL_FIELD
 from journal.seals import seal_sentence, sealed_at
 from journal.texts import field_name, rolled_by
 from journal.texts import game_time as game_time_text
+from rules.engine.text import game_day
 
 CHUNK = 2000
 

@@ -16,9 +16,10 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from campaign.models import Membership, PartyVisibility, game_day
+from campaign.models import Membership, PartyVisibility
 from journal.models import AuditEntry, EntryKind, PlaySession
 from journal.visibility import SEALED, visible_entries
+from rules.engine.text import game_day
 
 PAGE_SIZE = 50
 NO_ACTOR = "none"  # the filter's value for entries the clock wrote

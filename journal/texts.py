@@ -11,7 +11,6 @@ from typing import Any
 
 from django.utils.translation import get_language
 
-from campaign.models import game_day
 from rules import engine
 from rules.engine import text as engine_text
 
@@ -109,9 +108,7 @@ NOTE_SHOWN = 60  # characters of a note the log's sentence quotes; before/after 
 
 
 def game_time(value: datetime) -> tuple[str, str]:
-    day = game_day(value)
-    clock = value.strftime("%H:%M")
-    return f"jour {day}, {clock}", f"day {day}, {clock}"
+    return engine_text.moment_text(value)
 
 
 def _value(value: Any, lang: int) -> str:

@@ -13,7 +13,7 @@ from .errors import InvalidClockMove
 from .health import HOUR, coma_hour, fall_into_coma, wake_anchor, wake_try
 from .outcome import DueRoll, Outcome, Transaction
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
-from .text import SEVERITY_TEXT, count_en, count_fr
+from .text import SEVERITY_TEXT, count_en, count_fr, moment_text
 
 DAY = timedelta(days=1)
 
@@ -125,10 +125,11 @@ def _stop(
 ) -> None:
     """R34: the clock stops where a player's rules roll falls due; it goes on once answered."""
     tx.due.append(DueRoll(kind, rule_id, key, tx.now, target, then))
+    now_fr, now_en = moment_text(tx.now)
     tx.say(
         "R34",
-        f"l’horloge s’arrête à {tx.now:%d/%m %H:%M} : jet ({rule_id}) demandé au joueur",
-        f"the clock stops at {tx.now:%d/%m %H:%M}: roll ({rule_id}) asked of the player",
+        f"l’horloge s’arrête au {now_fr} : jet ({rule_id}) demandé au joueur ou à la joueuse",
+        f"the clock stops at {now_en}: roll ({rule_id}) asked of the player",
         key,
     )
     tx.rule(rule_id)
@@ -223,17 +224,18 @@ def advance_clock(
             "Give either a duration or a target time.",
         )
     target = campaign.clock + timedelta(minutes=minutes) if to is None else to
+    (start_fr, start_en), (target_fr, target_en) = moment_text(campaign.clock), moment_text(target)
     if target < campaign.clock:
         raise InvalidClockMove(
-            f"L'horloge ne recule pas ({campaign.clock:%d/%m %H:%M} → {target:%d/%m %H:%M}).",
-            f"The clock does not go back ({campaign.clock:%d/%m %H:%M} → {target:%d/%m %H:%M}).",
+            f"L’horloge ne recule pas ({start_fr} → {target_fr}).",
+            f"The clock does not go back ({start_en} → {target_en}).",
         )
     tx = Transaction(campaign, rng, ruleset)
     tx.defer = frozenset(defer)
     tx.say(
         "R32",
-        f"l’horloge avance de {campaign.clock:%d/%m %H:%M} à {target:%d/%m %H:%M}",
-        f"the clock moves from {campaign.clock:%d/%m %H:%M} to {target:%d/%m %H:%M}",
+        f"l’horloge avance du {start_fr} au {target_fr}",
+        f"the clock moves from {start_en} to {target_en}",
     )
     run_clock(tx, target)
     return tx.outcome()

@@ -33,7 +33,7 @@ from .state import (
     ConditionKind,
     Ruleset,
 )
-from .text import VITAL_TEXT
+from .text import VITAL_TEXT, moment_text
 
 ACTION = "action"
 REFLEX = "reflex"
@@ -185,13 +185,15 @@ def next_turn(
     _say(tx, "R33", f"Fin de la manche {fight.round}", f"End of round {fight.round}")
     if ruleset.round_seconds > 0:
         start, target = tx.now, tx.now + timedelta(seconds=ruleset.round_seconds)
+        start_fr, start_en = moment_text(start, seconds=True)
+        target_fr, target_en = moment_text(target, seconds=True)
         _say(
             tx,
             "R33",
-            f"La manche dure {ruleset.round_seconds} s : l’horloge avance de "
-            f"{start:%d/%m %H:%M:%S} à {target:%d/%m %H:%M:%S}",
-            f"The round lasts {ruleset.round_seconds} s: the clock moves from "
-            f"{start:%d/%m %H:%M:%S} to {target:%d/%m %H:%M:%S}",
+            f"La manche dure {ruleset.round_seconds} s : l’horloge avance du {start_fr} au "
+            f"{target_fr}",
+            f"The round lasts {ruleset.round_seconds} s: the clock moves from {start_en} to "
+            f"{target_en}",
         )
         tx.defer = frozenset(defer)
         if not run_clock(tx, target, then=NEW_ROUND):

@@ -31,7 +31,7 @@ from .state import (
     Severity,
     Vital,
 )
-from .text import count_en, count_fr, hours_text
+from .text import count_en, count_fr, hours_text, moment_text
 
 FULL_NIGHT_GAIN = 4  # R17
 SHORT_NIGHT_GAIN = 2  # R17
@@ -284,10 +284,11 @@ def hour_rest(
     # The clock moves here, at the roll, not at the share: the roll is when the group rests,
     # and the share is only how each spends the points, whenever the players settle it.
     end = campaign.clock + HOUR
+    end_fr, end_en = moment_text(end)
     tx.say(
         "R18",
-        f"le groupe se repose une heure, jusqu’à {end:%d/%m %H:%M}",
-        f"the group rests for an hour, until {end:%d/%m %H:%M}",
+        f"le groupe se repose une heure, jusqu’au {end_fr}",
+        f"the group rests for an hour, until {end_en}",
     )
     tx.defer = frozenset(defer)
     if run_clock(tx, end, then=HOUR_REST_END):

@@ -19,6 +19,7 @@ from .fight import new_round
 from .outcome import Outcome, Transaction
 from .rest import end_hour_rest, end_night
 from .state import DEFAULT_RULESET, CampaignState, Ruleset
+from .text import moment_text
 
 # What an action that moved the clock does at its end, by `then["action"]`.
 ENDINGS: dict[str, Callable[[Transaction, dict], None]] = {
@@ -44,27 +45,28 @@ def resume_clock(
     the same `then`), then `then`, the end of the action that moved it, if any."""
     character = campaign.character(key)
     due = character_due(character, ruleset)
+    now_fr, now_en = moment_text(campaign.clock)
     if kind not in _ASKED or due != (campaign.clock, kind):
         raise NotDue(
-            f"{character.label} n’a plus de jet dû à {campaign.clock:%d/%m %H:%M} (R34).",
-            f"{character.label} has no roll due at {campaign.clock:%d/%m %H:%M} any more (R34).",
+            f"{character.label} n’a plus de jet dû au {now_fr} (R34).",
+            f"{character.label} has no roll due at {now_en} any more (R34).",
             rule_id="R34",
         )
     tx = Transaction(campaign, rng, ruleset)
     _HANDLERS[kind](tx, key)
     if not tx.checks:
         raise NotDue(
-            f"{character.label} n’a plus de test à lancer à {campaign.clock:%d/%m %H:%M} (R34).",
-            f"{character.label} has no test to roll at {campaign.clock:%d/%m %H:%M} any more "
-            "(R34).",
+            f"{character.label} n’a plus de test à lancer au {now_fr} (R34).",
+            f"{character.label} has no test to roll at {now_en} any more (R34).",
             rule_id="R34",
         )
     tx.defer = frozenset(defer)
     target = max(to, campaign.clock)
+    target_fr, target_en = moment_text(target)
     tx.say(
         "R34",
-        f"l’horloge reprend jusqu’à {target:%d/%m %H:%M}",
-        f"the clock goes on to {target:%d/%m %H:%M}",
+        f"l’horloge reprend jusqu’au {target_fr}",
+        f"the clock goes on to {target_en}",
     )
     if run_clock(tx, target, then) and then:
         ENDINGS[then["action"]](tx, then)

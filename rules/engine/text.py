@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Protocol
 
 from .dice import Roll
@@ -77,6 +78,26 @@ def number_fr(value: float) -> str:
 def hours_text(hours: float) -> tuple[str, str]:
     """("7,5 h", "7.5 h")."""
     return f"{number_fr(hours)} h", f"{number_en(hours)} h"
+
+
+# R32: the game clock counts its days from this date, day 1 (campaign/models.py starts every
+# campaign's clock there, at 08:00). Naive moments (the engine's tests) are read as UTC.
+GAME_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def game_day(moment: datetime) -> int:
+    """The day of the game a game-clock moment falls on, day 1 being the epoch's."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - GAME_EPOCH).days + 1
+
+
+def moment_text(moment: datetime, *, seconds: bool = False) -> tuple[str, str]:
+    """("jour 2, 06:00", "day 2, 06:00"), as the dashboard and the history write game time;
+    `seconds` for a fight round's few seconds ("jour 1, 20:00:06")."""
+    clock = moment.strftime("%H:%M:%S" if seconds else "%H:%M")
+    day = game_day(moment)
+    return f"jour {day}, {clock}", f"day {day}, {clock}"
 
 
 def count_fr(n: float, one: str, many: str) -> str:

@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -12,6 +12,7 @@ from rules.engine import (
     advance_clock,
     next_morning,
 )
+from rules.engine.text import moment_text
 from tests.rules.util import EVENING, campaign, hero
 
 NO_DICE = ScriptedDice([])
@@ -25,7 +26,11 @@ def test_r32_the_clock_moves_by_minutes_or_to_a_time():
     target = datetime(2024, 5, 3, 9, 30)
     outcome = advance_clock(campaign(), to=target, rng=NO_DICE)
     assert outcome.state.clock == target
-    assert outcome.explanation_fr == "R32 · l’horloge avance de 01/05 20:00 à 03/05 09:30"
+    # Game time as the dashboard writes it: days counted from 2000-01-01, day 1 (R32).
+    assert (
+        outcome.explanation_fr == "R32 · l’horloge avance du jour 8888, 20:00 au jour 8890, 09:30"
+    )
+    assert outcome.explanation_en == "R32 · the clock moves from day 8888, 20:00 to day 8890, 09:30"
 
 
 def test_r32_the_clock_never_goes_back_and_needs_one_target():
@@ -102,3 +107,12 @@ def test_r32_a_waking_try_succeeds_on_the_clock_and_stops_the_tries():
     outcome = advance_clock(campaign(awake), minutes=300, rng=ScriptedDice([8, 6]))
     assert len(outcome.checks) == 1 and outcome.character("s").vital is Vital.UP
     assert outcome.character("s").sequels[0].stat == "SAV"
+
+
+def test_r32_game_time_is_written_as_the_dashboard_writes_it():
+    # Day 1 is 2000-01-01, the day every campaign's clock starts on (campaign/models.py).
+    assert moment_text(datetime(2000, 1, 1, 8, tzinfo=UTC)) == ("jour 1, 08:00", "day 1, 08:00")
+    assert moment_text(datetime(2000, 1, 2, 6, 0, 5), seconds=True) == (
+        "jour 2, 06:00:05",
+        "day 2, 06:00:05",
+    )

@@ -389,10 +389,10 @@ def test_r33_a_round_takes_the_campaigns_round_length_on_the_clock():
     assert outcome.state.clock == EVENING + timedelta(seconds=6)
     assert outcome.explanation_lines("fr")[:2] == (
         "R33 · Fin de la manche 1",
-        "R33 · La manche dure 6 s : l’horloge avance de 01/05 20:00:00 à 01/05 20:00:06",
+        "R33 · La manche dure 6 s : l’horloge avance du jour 8888, 20:00:00 au jour 8888, 20:00:06",
     )
     assert outcome.explanation_lines("en")[1] == (
-        "R33 · The round lasts 6 s: the clock moves from 01/05 20:00:00 to 01/05 20:00:06"
+        "R33 · The round lasts 6 s: the clock moves from day 8888, 20:00:00 to day 8888, 20:00:06"
     )
     assert [(c.field, c.rule_id) for c in outcome.changes] == [("clock", "R32"), ("fight", "R33")]
 

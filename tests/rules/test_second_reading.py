@@ -195,7 +195,10 @@ def test_r18_an_hour_rest_moves_the_clock_one_hour_with_what_falls_due_in_it():
     (d4,) = outcome.rolls
     assert (d4.purpose, d4.total, d4.at) == ("hour_rest", 2, EVENING + HOUR)
     assert outcome.state.pending_hour_rest == 2
-    assert outcome.explanation_en.startswith("R18 · the group rests for an hour, until 01/05 21:00")
+    assert outcome.explanation_en.startswith(
+        "R18 · the group rests for an hour, until day 8888, 21:00"
+    )
+    assert "le groupe se repose une heure, jusqu’au jour 8888, 21:00" in outcome.explanation_fr
 
 
 def test_r18_a_coma_hour_inside_the_rest_is_lost_before_the_share():
