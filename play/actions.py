@@ -11,11 +11,13 @@ from dataclasses import dataclass
 
 from django import forms
 from django.core.validators import MaxValueValidator
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Visibility
 from characters.models import ConditionKind, Severity
 from play import services
+from rules.engine.text import cause_text
 
 MAX_AMOUNT = 999
 
@@ -176,6 +178,23 @@ class ConditionForm(ActionForm):
 
     def arguments(self):
         return {"kind": self.cleaned_data["kind"]}
+
+
+class RemoveConditionForm(ConditionForm):
+    """R26: the GM removes a condition the character has (every cause of it), each offered
+    with its causes; one it does not have is not offered."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        lang = 1 if translation.get_language() == "en" else 0
+        causes: dict[str, list[str]] = {}
+        for condition in self.character.conditions.all() if self.character else ():
+            causes.setdefault(condition.kind, []).append(cause_text(condition.cause)[lang])
+        self.fields["kind"].choices = [
+            (kind, f"{label} ({', '.join(causes[kind])})")
+            for kind, label in ConditionKind.choices
+            if kind in causes
+        ]
 
 
 class StabiliseForm(ActionForm):
@@ -343,7 +362,7 @@ ACTIONS = {
         Action(
             "remove_condition",
             _("Remove a condition"),
-            ConditionForm,
+            RemoveConditionForm,
             services.condition_remove,
         ),
         Action("fall", _("Fall"), FallForm, services.character_fall),
