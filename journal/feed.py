@@ -1,6 +1,6 @@
 """The live roll feed of a character's sheet: the latest entries of the log about that
-character that this member may see, newest first, and for those about the sheet's character a short line saying why its numbers
-just moved ("R11 · heure de coma : PV −2 → −3"), which the phone shows as a toast.
+character that this member may see, newest first, each with a short line saying why its
+numbers just moved ("R11 · heure de coma : PV −2 → −3"), which the phone shows as a toast.
 
 Which entries, and how: journal.visibility's `visible_entries`, the rule of the history, the
 stream and the exports (a GM's sealed roll reaches a player as it shows it: sealed, never its
