@@ -6,6 +6,7 @@ A view looks an action up by name, validates its form, and calls the action's se
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,6 +21,18 @@ from play import services
 from rules.engine.text import cause_text
 
 MAX_AMOUNT = 999
+
+
+# ASCII digits only: str.isdigit() also accepts « ² » or « ٣ », which int() then refuses.
+_WHOLE = re.compile(r"[0-9]{1,6}")
+
+
+def typed_value(text: str, highest: int) -> int | None:
+    """A die value typed in, 1 to `highest`, or None when it is not one."""
+    if not _WHOLE.fullmatch(text):
+        return None
+    value = int(text)
+    return value if 1 <= value <= highest else None
 
 
 class DiceField(forms.CharField):
@@ -38,12 +51,13 @@ class DiceField(forms.CharField):
         text = super().to_python(value)
         values = []
         for part in text.replace(",", " ").split():
-            if not part.isdigit() or not 1 <= int(part) <= 1000:
+            value = typed_value(part, 1000)
+            if value is None:
                 raise forms.ValidationError(
                     _("“%(part)s” is not a die value: type whole numbers such as 14 or 3, 5.")
-                    % {"part": part}
+                    % {"part": part[:10]}
                 )
-            values.append(int(part))
+            values.append(value)
         return values
 
 

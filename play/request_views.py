@@ -27,7 +27,7 @@ from campaign.permissions import get_gm_membership, get_membership
 from characters.models import Character, Kind, Severity
 from journal.texts import current_language, explanation, rule_message
 from play import parts, requests
-from play.actions import Action, ActionForm
+from play.actions import Action, ActionForm, typed_value
 from play.models import RequestKind, RollRequest
 from play.views import _action_fragments, _character, render_action_form
 from rules.engine import RuleError
@@ -304,11 +304,12 @@ def _typed_die(value: str) -> list[int] | str:
     text = (value or "").strip()
     if not text:
         return _("Type the die you rolled (1 to 20), or let the server roll.")
-    if not text.isdigit() or not 1 <= int(text) <= DIE_SIDES:
+    value = typed_value(text, DIE_SIDES)
+    if value is None:
         return _("“%(value)s” is not a D20 result: type a whole number from 1 to 20.") % {
             "value": text[:10]
         }
-    return [int(text)]
+    return [value]
 
 
 @login_required
