@@ -445,7 +445,7 @@ def test_it_gives_the_exact_odds_before_rolling(gm_client, world, query, expecte
     url = reverse("check_probability", args=[world.campaign.pk, world.other_pc.pk])
     response = gm_client.get(url, query)
     assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/plain")
+    assert response["Content-Type"].startswith("text/html")
     assert response.content.decode() == expected
 
 
