@@ -33,7 +33,9 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 setup: $(STAMP)
 	$(PY) manage.py compilemessages --ignore=.venv -v0
-	$(PY) manage.py collectstatic --noinput -v0
+	@# Always the production storage's collect (hashed names and their manifest): a server with
+	@# DEBUG off refuses to start without it (live/checks.py); DEBUG on serves the sources.
+	DEBUG=false SECRET_KEY=collectstatic-only-not-a-secret $(PY) manage.py collectstatic --noinput -v0
 
 run: setup
 	$(PY) manage.py migrate --noinput -v0
