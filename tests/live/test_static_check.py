@@ -23,7 +23,7 @@ def test_debug_off_without_the_manifest_is_an_error_with_what_to_run(
     [error] = static_manifest()
     assert error.id == "live.E001" and "staticfiles.json" in error.msg
     assert "collectstatic" in error.hint
-    with pytest.raises(SystemCheckError, match="live.E001"):
+    with pytest.raises(SystemCheckError, match=r"live\.E001"):
         call_command("check", tags=["static_manifest"])
     with pytest.raises(ImproperlyConfigured, match="collectstatic"):
         refuse_to_start()
