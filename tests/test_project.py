@@ -192,3 +192,45 @@ def test_postgresql_gets_a_connection_pool_by_default():
     off = _database_settings(DATABASE_URL=url, DATABASE_POOL="false", CONN_MAX_AGE="60")
     assert off == {"pool": None, "age": 60}
     assert _database_settings()["pool"] is None
+
+
+# A clone explains itself: the rules and the design are in docs/, and a comment says its reason
+# rather than the number of a ticket a reader of the code cannot open.
+POINTS_OUTSIDE = re.compile(
+    r"\.\./shared/"  # the steering folder beside the repository, absent from a clone
+    r"|\b[Ii]ssue\s+#?\d"  # "issue 13", "Issue #13"
+    r"|#\d+ \([Ii]ssue"  # "#13 (issue …"
+)
+SOURCE_SUFFIXES = {".py", ".html", ".js", ".css", ".md", ".yml", ".toml", ".txt"}
+SOURCE_NAMES = {"Makefile", "Dockerfile", "run"}
+NOT_SOURCE = {".git", ".venv", "staticfiles", "test-artifacts", "node_modules", "__pycache__"}
+
+
+def _source_files():
+    for folder, dirs, files in os.walk(BASE_DIR):
+        dirs[:] = [d for d in dirs if d not in NOT_SOURCE and not d.endswith("_cache")]
+        for name in files:
+            path = Path(folder, name)
+            if path.suffix in SOURCE_SUFFIXES or name in SOURCE_NAMES:
+                yield path
+
+
+def test_no_comment_cites_an_issue_number_or_a_folder_outside_the_repository():
+    files = list(_source_files())
+    assert BASE_DIR / "docs" / "rules.md" in files and BASE_DIR / "Makefile" in files
+    found = [
+        f"{path.relative_to(BASE_DIR)}:{number}: {line.strip()}"
+        for path in files
+        if path != Path(__file__).resolve()
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if POINTS_OUTSIDE.search(line)
+    ]
+    assert found == [], "say the reason, or point into docs/:\n" + "\n".join(found)
+
+
+def test_the_pattern_catches_what_it_is_for():
+    for cited in ("(issue 13)", "Issue 16 in a real browser", "issue #3", "#12 (issue"):
+        assert POINTS_OUTSIDE.search(cited), cited
+    assert POINTS_OUTSIDE.search("see ../shared/RULES.md")
+    for fine in ("tissue 3", "#12 in the chain", "docs/rules.md", "shared fixtures"):
+        assert not POINTS_OUTSIDE.search(fine), fine
