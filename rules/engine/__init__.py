@@ -1,4 +1,4 @@
-"""Chroniqueur's rules engine: every rule of RULES.md (R1–R33) as pure Python.
+"""Chroniqueur's rules engine: every rule of docs/rules.md (R1–R33) as pure Python.
 
 No Django, no database, no global randomness, no clock reads: each operation takes a frozen
 `CampaignState`, a character `key`, its inputs, a dice source `rng` (a `random.Random`, e.g.

@@ -1,4 +1,4 @@
-"""Every roll form's odds before rolling (issue 11): the services weigh the very operation
+"""Every roll form's odds before rolling: the services weigh the very operation
 they play (R5, R10, R12, R13, R27, R28), the routes answer a dash for a half-typed form, and
 only the GM asks the odds of the GM's actions.
 """
