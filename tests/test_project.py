@@ -237,3 +237,13 @@ def test_the_pattern_catches_what_it_is_for():
     assert POINTS_OUTSIDE.search(f"see ../{STEERING}/RULES.md")
     for fine in (f"t{word} {n}", f"#{n} in the chain", "docs/rules.md", f"{STEERING} fixtures"):
         assert not POINTS_OUTSIDE.search(fine), fine
+
+
+def test_the_favicon_is_the_apps_icon_never_a_404(client):
+    from django.templatetags.static import static
+
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == static("icons/icon-192.png")
+    assert client.get(response["Location"]).status_code == 200
+    login = client.get("/accounts/login/").content.decode()
+    assert f'<link rel="icon" href="{static("icons/icon.svg")}" type="image/svg+xml">' in login
