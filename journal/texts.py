@@ -102,6 +102,8 @@ CREATED = "character"  # the field of a character's creation entry: the new shee
 # The field of a player's proposal's entries (play/proposals.py): made, refused, approved.
 # They change no state; only the GM and the character's owner see them (journal/visibility.py).
 PROPOSAL_FIELD = "proposal"
+# The `field` of a roll request's entries (R34: made, answered, cancelled, lapsed).
+REQUEST_FIELD = "request"
 KIND_TEXT = {"pc": ("PJ", "PC"), "npc": ("PNJ", "NPC")}
 NOTES = ("public_notes", "gm_notes")
 NOTE_SHOWN = 60  # characters of a note the log's sentence quotes; before/after keep it all

@@ -4,8 +4,10 @@ streams and exports. Nothing else filters entries by viewer.
 - A GM sees every entry of the campaign.
 - A player sees entries marked for everyone and the GM's sealed rolls (GM-only rolls, shown
   sealed: what they were for and a commitment, never the result, until the GM reveals them;
-  journal/sealing.py), and of those (a player's proposals to the GM, whatever the campaign's
-  `party_visibility`, only those about their own characters):
+  journal/sealing.py), and the GM-only requests for a roll (R34) made of their own characters:
+  a request's entries follow its roll's visibility, but the player asked must be told (what
+  test, and at which difficulty), and of those (a player's proposals to the GM, whatever the
+  campaign's `party_visibility`, only those about their own characters):
   - every entry about their own characters, and every entry about no character (the clock,
     the scene, the group's hour rest);
   - about other characters, what the campaign's `party_visibility` makes public:
@@ -21,7 +23,7 @@ from django.db.models.query import ModelIterable
 from campaign.models import Membership, PartyVisibility, Visibility
 from journal import sealing
 from journal.models import AuditEntry, EntryKind
-from journal.texts import PROPOSAL_FIELD
+from journal.texts import PROPOSAL_FIELD, REQUEST_FIELD
 
 STATE_FIELDS = ("vital", "conditions")
 
@@ -121,11 +123,12 @@ def sees_entry(membership: Membership, entry: EntryFacts) -> bool:
     with `player_filter` (tests/journal/test_visibility.py holds them side by side)."""
     if sees_every_entry(membership):
         return True
-    if entry.visibility != Visibility.EVERYONE and not is_sealed(entry):
-        return False
     own = entry.character_id is None or (
         entry.owner_id is not None and entry.owner_id == membership.user_id
     )
+    asked_of_them = entry.field == REQUEST_FIELD and entry.character_id is not None and own
+    if entry.visibility != Visibility.EVERYONE and not is_sealed(entry) and not asked_of_them:
+        return False
     if entry.field == PROPOSAL_FIELD:
         return own
     party = membership.campaign.party_visibility
@@ -144,6 +147,8 @@ def player_filter(membership: Membership) -> Q:
     public = (Q(visibility=Visibility.EVERYONE) | SEALED) & (
         ~Q(field=PROPOSAL_FIELD) | Q(character__owner_id=membership.user_id)
     )
+    # A GM-only request (R34) is told to the player asked, and to nobody else.
+    public |= Q(field=REQUEST_FIELD, character__owner_id=membership.user_id)
     party = membership.campaign.party_visibility
     if party == PartyVisibility.BARS:
         return public

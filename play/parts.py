@@ -15,8 +15,11 @@ from django.urls import Resolver404, get_script_prefix, resolve, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from campaign.models import Visibility
 from journal import sealing
 from journal.models import EntryKind
+from journal.texts import explanation
+from journal.visibility import visible_entries
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
 from play.selectors import proposals_waiting
@@ -175,6 +178,26 @@ def action_result(campaign, entries, lines, slot: Slot) -> ActionResult:
         if sealing.is_sealed_roll(e)
     )
     return ActionResult(tuple(lines), slot, undo_url, sealed)
+
+
+def seen_explanation(membership, result) -> tuple[str, ...]:
+    """An action's explanation as this member may see it. The GM, and anyone when all of it
+    was logged for everyone, read the engine's lines; otherwise a player reads the entries as
+    the history shows them (journal/visibility.py): a GM-only roll sealed, with its
+    commitment, never its result, even when that player answered the roll (R34)."""
+    lines = explanation(result.outcome)
+    if membership.is_gm or all(e.visibility == Visibility.EVERYONE for e in result.entries):
+        return lines
+    seen = visible_entries(membership).filter(pk__in=[e.pk for e in result.entries])
+    shown = []
+    for entry in seen.order_by("id"):
+        line = f"{entry.character_name} · " if entry.character_name else ""
+        line += entry.shown_text
+        view = getattr(entry, "seal_view", None)
+        if view is not None and not view.revealed:
+            line += " · " + _("commitment: %(commitment)s") % {"commitment": view.commitment}
+        shown.append(line)
+    return tuple(shown)
 
 
 def undo_lines(entries) -> list[str]:

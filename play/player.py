@@ -19,9 +19,10 @@ from campaign.permissions import can_roll_for, can_see_full_sheet, get_membershi
 from characters.models import Character, Vital
 from journal.feed import feed
 from journal.selectors import sealed_rolls
-from journal.texts import explanation, rule_message
+from journal.texts import rule_message
 from play import selectors, services
 from play.actions import CheckForm
+from play.parts import seen_explanation
 from play.proposals import ProposalForm
 from rules.engine import RuleError
 
@@ -145,7 +146,8 @@ def character_roll(request, campaign_id, character_id):
         except RuleError as error:
             form.add_error(None, rule_message(error))
         else:
-            for line in explanation(result.outcome):
+            # Logged GM-only (the campaign's default), the roll is sealed to its player too.
+            for line in seen_explanation(membership, result):
                 messages.info(request, line, "roll")
             return redirect("character", membership.campaign_id, character.pk)
     # Rows may have changed since they were read: show the sheet as it stands.

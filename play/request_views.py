@@ -25,7 +25,7 @@ from django_htmx.http import reswap, retarget
 
 from campaign.permissions import get_gm_membership, get_membership
 from characters.models import Character, Kind, Severity
-from journal.texts import current_language, explanation, rule_message
+from journal.texts import current_language, rule_message
 from play import parts, requests
 from play.actions import Action, ActionForm, typed_value
 from play.models import RequestKind, RollRequest
@@ -321,7 +321,8 @@ def roll_answer(request, campaign_id, request_id):
         )
     except RuleError as error:
         return _refused(request, roll_request, rule_message(error), membership)
-    lines = explanation(result.outcome)
+    # The answering player sees a GM-only roll as every other player does: sealed.
+    lines = parts.seen_explanation(membership, result)
     if not request.htmx:
         for line in lines:
             messages.info(request, line, "roll")
@@ -333,7 +334,8 @@ def roll_answer(request, campaign_id, request_id):
     if not membership.is_gm:
         # The player's answer: the roll explained under their card, which comes with it
         # (their sheet shows no other part); no Undo, which is the GM's.
-        context["result"] = replace(context["result"], undo_url=None)
+        # no Reveal either: a sealed roll is the GM's to reveal.
+        context["result"] = replace(context["result"], undo_url=None, sealed=())
     return render(request, "play/_action_result.html", context)
 
 

@@ -22,10 +22,11 @@ from django.db import transaction
 from django.db.models import F, Prefetch
 from django.utils import timezone
 
-from campaign.models import Campaign
+from campaign.models import Campaign, Visibility
 from characters.models import Character, Kind
 from journal import audit
 from journal.events import publish
+from journal.models import EntryKind
 from play import services
 from play.models import RequestKind, RequestStatus, RollRequest
 from rules import engine
@@ -248,6 +249,12 @@ def roll_request_answer(
             campaign_id=request.campaign_id,
         )
         request.result_fr, request.result_en = _summary(result.outcome, request.character_id)
+        # The visibility the roll was logged with ("": the campaign's default, which may
+        # change later): a GM-only roll's result stays the GM's on the cards too.
+        request.visibility = next(
+            (e.visibility for e in result.entries if e.kind == EntryKind.ROLL),
+            request.visibility,
+        )
         request.save()
         _bump(request.character_id)
     return result
@@ -342,6 +349,12 @@ class RequestLine:
     odds: Odds | None = None
     result: str = ""
     closer: str = ""
+
+    @property
+    def sealed(self) -> bool:
+        """Answered with a GM-only roll: its result is the GM's (the players see the roll
+        sealed in the history, journal/sealing.py), the answering player's card included."""
+        return self.request.visibility == Visibility.GM_ONLY
 
 
 def request_label(request: RollRequest, lang: int) -> str:

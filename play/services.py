@@ -35,6 +35,7 @@ from journal.models import AuditEntry, EntryKind
 from journal.texts import (
     CREATED,
     PROPOSAL_FIELD,
+    REQUEST_FIELD,
     change_text,
     de,
     field_name,
@@ -207,7 +208,6 @@ def _run(
 # ---------------------------------------------------------------------------------------------
 # R34: rules rolls left to the players, and the clock that waits for them
 
-REQUEST_FIELD = "request"  # the `field` of a request's entries (made, answered, cancelled)
 
 # What the engine calls a due roll (DueRoll.kind), as a request's kind.
 _DUE_KINDS = {
@@ -422,8 +422,10 @@ def _request_draft(request: RollRequest, actor, rows=None, *, said=None) -> audi
         after={"request": request.pk, "kind": request.kind, "status": request.status},
         text_fr=f"R34 · {said[0]} ({request.rule_id})",
         text_en=f"R34 · {said[1]} ({request.rule_id})",
-        # Asked of a player, whatever the roll's own visibility: the player must see it.
-        visibility=Visibility.EVERYONE,
+        # The roll's own visibility (None: the action's, else the campaign's default): a
+        # GM-only test's name and difficulty are not told to the other players; the player
+        # asked is told all the same (journal/visibility.py).
+        visibility=request.visibility or None,
     )
 
 

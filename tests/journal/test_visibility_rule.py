@@ -8,6 +8,7 @@ from campaign.models import Campaign, Membership, PartyVisibility
 from characters.models import Character
 from journal.models import AuditEntry
 from journal.visibility import entry_facts, sees_entry, visible_entries
+from play.requests import roll_request_create
 from tests.play.play import run
 
 
@@ -17,6 +18,16 @@ def varied_log(world):
     by another player, by nobody), the campaign itself, rolls and changes, PV and vital state
     and conditions, public or for the GM only."""
     campaign, gm = world.campaign, world.gm
+    # R34: a GM-only request (told to the player asked, and to nobody else) and a public one.
+    for character, visibility in ((world.pc, "gm"), (world.other_pc, "everyone")):
+        roll_request_create(
+            character_id=character.pk,
+            actor=gm,
+            stat="INS",
+            skill="Guet",
+            difficulty=10,
+            visibility=visibility,
+        )
     for visibility, condition in (("everyone", "gene"), ("gm", "ebranle")):
         for character in (world.pc, world.other_pc, world.npc):
             run(
@@ -65,5 +76,5 @@ def test_sees_entry_agrees_with_the_queryset_rule_for_every_member(world, varied
         assert in_python == by_queryset, (party, membership.role, membership.user.username)
         told_apart.add(frozenset(by_queryset))
     # Not trivially equal: the GM, the owner and another player are told different things
-    # (except under BARS, where both players see every public entry).
-    assert len(told_apart) == (2 if party == PartyVisibility.BARS else 3)
+    # (under BARS too: a GM-only request is told only to the player asked).
+    assert len(told_apart) == 3

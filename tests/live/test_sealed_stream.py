@@ -10,8 +10,11 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.urls import reverse
 
+from campaign.models import Membership
 from journal.services import roll_reveal
 from live import stream
+from play.models import RollRequest
+from play.requests import roll_request_answer, roll_request_create
 from tests.live.test_live import open_stream, play
 from tests.play.play import run
 
@@ -76,3 +79,56 @@ def test_r5_catching_up_and_polling_tell_the_commitment_too(world, player_client
         str(entry.pk): entry.roll["seal"]["commitment"]
     }
     assert "Secretissime" not in body and entry.roll["seal"]["salt"] not in body
+
+
+def test_r34_a_gm_only_request_answered_reaches_its_player_sealed_and_nobody_else(world):
+    """The player asked sees her card come with the request, then with the answer sealed;
+    another player's stream is told nothing of either (a request follows its roll's
+    visibility); catching up agrees."""
+    type(world.campaign).objects.filter(pk=world.campaign.pk).update(party_visibility="bars")
+    shown = stream.Shown(cards=frozenset({world.pc.pk}))
+    found = {}
+
+    def ask():
+        roll_request_create(
+            character_id=world.pc.pk,
+            actor=world.gm,
+            stat="ADR",
+            skill="SKREQSECRET42",
+            difficulty=12,
+            visibility="gm",
+        )
+        return RollRequest.objects.get(character=world.pc)
+
+    async def scenario():
+        player = await open_stream(world.player_membership, shown=shown)
+        other = await open_stream(world.other_player_membership, shown=shown)
+        request = await sync_to_async(ask)()
+        found["asked"] = await player.events(2)
+        await sync_to_async(roll_request_answer)(request_id=request.pk, actor=world.player)
+        found["answered"] = await player.events(2)
+        found["other_event"] = await other.event()  # the sealed roll, as everyone is told
+        await other.silence()
+        found["other"] = b"".join(other.raw).decode()
+        await player.close()
+        await other.close()
+
+    play(scenario)
+    asked, card = found["asked"]
+    assert asked["data"]["characters"] == [world.pc.pk]
+    assert card["event"] == "cards"
+    assert "SKREQSECRET42" in card["data"][world.pc.pk]  # she is told what to roll
+    change, card = found["answered"]
+    assert change["data"]["sealed"]  # the answer's roll, sealed: its commitment
+    html = card["data"][world.pc.pk]
+    assert "scellé par le MJ" in html
+    for secret in ("(d20)", "≥ 12"):
+        assert secret not in html
+    assert found["other_event"]["data"]["sealed"]
+    assert "SKREQSECRET42" not in found["other"]
+    # Bruno's stream announced the sealed roll only (the request entries are not his).
+    fresh = Membership.objects.select_related("campaign")
+    changes, _ = stream.missed_changes(fresh.get(pk=world.other_player_membership.pk), 0)
+    assert len(changes) == 1 and changes[0].sealed
+    mine, _ = stream.missed_changes(fresh.get(pk=world.player_membership.pk), 0)
+    assert len(mine) == 2
