@@ -56,6 +56,8 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
 
-# Several workers: each SSE client holds a connection open. The graceful-shutdown timeout
-# stops those open streams from delaying a restart until Docker kills the container.
-CMD ["sh", "-c", "exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --proxy-headers --forwarded-allow-ips='*' --workers \"${WEB_CONCURRENCY:-2}\" --timeout-graceful-shutdown 5 --lifespan off"]
+# --no-proxy-headers: the app believes X-Forwarded-For only from TRUSTED_PROXIES
+# (config/proxy.py). Several workers: each SSE client holds a connection open. The
+# graceful-shutdown timeout stops those open streams from delaying a restart until Docker
+# kills the container.
+CMD ["sh", "-c", "exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --no-proxy-headers --workers \"${WEB_CONCURRENCY:-2}\" --timeout-graceful-shutdown 5 --lifespan off"]

@@ -45,7 +45,7 @@ run: setup
 	@echo "  Demo logins (password 'demo'): mj (GM), alice and bruno (players). Ctrl-C stops it."
 	@echo ""
 	$(VENV)/bin/uvicorn config.asgi:application --host $(HOST) --port $(PORT) --lifespan off \
-	  --timeout-graceful-shutdown 2
+	  --timeout-graceful-shutdown 2 --no-proxy-headers
 
 # Debian's Chromium for the browser tests; installed when we may (root with apt-get).
 browser:

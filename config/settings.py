@@ -169,19 +169,32 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
-# django-axes counts failed logins (the site's and the admin's) per username and address: at
-# LOGIN_FAILURE_LIMIT failures that pair is refused, even with the right password, until
-# LOGIN_LOCKOUT_MINUTES have passed since its last failure (a 429 page, French by default).
+# django-axes counts failed logins (the site's and the admin's) per username, from whatever
+# address: at LOGIN_FAILURE_LIMIT failures the username is refused, even with the right
+# password, until LOGIN_LOCKOUT_MINUTES have passed since its last failure (a 429 page, French
+# by default). Counted per address too, a client changing its address (or the X-Forwarded-For
+# it sends) would start afresh each time. A password reset lifts it (campaign.views).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = ["username"]
+# axes.W006 asks for the address among the parameters. Alone (an address locked whatever the
+# username), it would lock every player behind one address, a household's router or a proxy
+# not named in TRUSTED_PROXIES, after ten mistakes among them all; with the username, it is
+# the count a changed address starts afresh, which the username alone closes.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "campaign.views.locked_out"
 AXES_VERBOSE = False
+# The reverse proxies whose X-Forwarded-For (and -Proto) the app believes: addresses or
+# networks, comma-separated; none by default (config/proxy.py). Never everyone: any client
+# could then choose the address the logs and the login records show.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
+if "*" in TRUSTED_PROXIES:
+    raise RuntimeError("TRUSTED_PROXIES names the proxies to trust: list them, not “*”.")
 # Password-reset mails to one address: at most this many an hour; further requests get the
 # same answer and no mail, so nobody learns whether the address has an account.
 PASSWORD_RESET_MAILS_PER_HOUR = env_int("PASSWORD_RESET_MAILS_PER_HOUR", 3)

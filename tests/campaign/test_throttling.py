@@ -1,6 +1,6 @@
 """Login and password-reset throttling (django-axes; campaign.services.password_reset_allow).
 
-A username tried from one address is refused after LOGIN_FAILURE_LIMIT (10) wrong passwords,
+A username is refused after LOGIN_FAILURE_LIMIT (10) wrong passwords from whatever addresses,
 even with the right one, until LOGIN_LOCKOUT_MINUTES (15) have passed since the last failure;
 the admin's login counts the same way. Password-reset mails to one address are limited to
 PASSWORD_RESET_MAILS_PER_HOUR (3) an hour, silently.
@@ -86,14 +86,29 @@ def test_nine_failures_then_the_right_password_logs_in_and_starts_afresh(anon_cl
     assert log_in(other, player.username, RIGHT).status_code == 302
 
 
-def test_the_lockout_is_per_username_and_address(player, other_player):
-    attacker = Client(REMOTE_ADDR="203.0.113.9")
-    for attempt in range(12):
-        log_in(attacker, player.username, f"wrong {attempt}")
-    assert log_in(attacker, player.username, RIGHT).status_code == 429
-    # The player at their own address, and another account from the attacker's: unaffected.
-    assert log_in(Client(REMOTE_ADDR="198.51.100.7"), player.username, RIGHT).status_code == 302
-    assert log_in(attacker, other_player.username, RIGHT).status_code == 302
+def test_the_lockout_is_per_username_whatever_the_address(player, other_player):
+    """A client changing its address does not start afresh: once the username is locked, the
+    right password from a new address is refused too. Other accounts are unaffected."""
+    for attempt in range(10):
+        log_in(Client(REMOTE_ADDR=f"203.0.113.{attempt + 1}"), player.username, f"wrong {attempt}")
+    refused = log_in(Client(REMOTE_ADDR="198.51.100.7"), player.username, RIGHT)
+    assert refused.status_code == 429
+    assert "Trop d’échecs de connexion" in refused.content.decode()
+    other = log_in(Client(REMOTE_ADDR="203.0.113.1"), other_player.username, RIGHT)
+    assert other.status_code == 302
+
+
+def test_a_forged_x_forwarded_for_neither_resets_nor_escapes_the_count(player):
+    """30 wrong passwords, each with a new X-Forwarded-For: the tenth is answered with 429,
+    and so is the right password with yet another forged address."""
+    statuses = []
+    for attempt in range(1, 31):
+        client = Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=f"192.0.2.{attempt}")
+        statuses.append(log_in(client, player.username, f"wrong {attempt}").status_code)
+    assert statuses == [200] * 9 + [429] * 21
+    client = Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="192.0.2.200")
+    assert log_in(client, player.username, RIGHT).status_code == 429
+    assert not logged_in(client)
 
 
 def test_the_admin_login_is_throttled_too(db):
@@ -116,7 +131,8 @@ def test_the_settings_come_from_the_environment():
 
     assert settings.AXES_FAILURE_LIMIT == 10
     assert settings.AXES_COOLOFF_TIME.total_seconds() == 15 * 60
-    assert settings.AXES_LOCKOUT_PARAMETERS == [["username", "ip_address"]]
+    assert settings.AXES_LOCKOUT_PARAMETERS == ["username"]
+    assert settings.TRUSTED_PROXIES == []
 
 
 def reset_link(mail) -> str:
