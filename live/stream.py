@@ -52,7 +52,8 @@ A stream ends with a last message the page understands, and no `id:`:
 disabled), `expired` (its session expired), `removed` (no longer a member of the campaign), or
 `busy` (this account already holds STREAMS_PER_ACCOUNT streams in this process: the page polls
 instead). A guard per process checks every open stream's session and membership every
-GUARD_EVERY seconds in two or three queries, whatever the number of streams; a change
+GUARD_EVERY seconds in two or three queries, whatever the number of streams (a logout in the
+same process ends that session's streams at once: `end_session_streams`); a change
 announced to a stream whose viewer is no longer a member ends it too. static/live.js then
 stops reconnecting and says why (or polls, when busy).
 
@@ -481,6 +482,9 @@ class Watch:
     user_id: int
     session_key: str | None
     queue: asyncio.Queue
+    # Set from another thread (a logout in this process, `end_session_streams`): read by the
+    # stream before it sends anything more, whatever waits in its queue.
+    ended: End | None = None
 
 
 def _session_state(watches: list[Watch]) -> dict[str, End]:
@@ -559,14 +563,16 @@ class Guard:
         return sum(1 for w in self.watches if w.user_id == user_id)
 
     def add(self, watch: Watch) -> None:
-        self.watches.add(watch)
+        with _watches_lock:
+            self.watches.add(watch)
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(
                 self._run(), name="chroniqueur-live-guard"
             )
 
     def remove(self, watch: Watch) -> None:
-        self.watches.discard(watch)
+        with _watches_lock:
+            self.watches.discard(watch)
         if not self.watches and self.task is not None:
             self.task.cancel()
             self.task = None
@@ -586,14 +592,39 @@ class Guard:
 
 
 _guards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Guard] = weakref.WeakKeyDictionary()
+# The guards and their watches are changed on their loops and read by a logout's thread.
+_watches_lock = threading.Lock()
 
 
 def guard() -> Guard:
     loop = asyncio.get_running_loop()
-    found = _guards.get(loop)
-    if found is None:
-        found = _guards[loop] = Guard()
+    with _watches_lock:
+        found = _guards.get(loop)
+        if found is None:
+            found = _guards[loop] = Guard()
     return found
+
+
+def end_session_streams(session_key: str | None, end: End = LOGOUT) -> int:
+    """End at once this process's streams of a session (a logout: django's user_logged_out,
+    live/apps.py), before anything more is sent down them; the guard's round every
+    GUARD_EVERY seconds stays for the sessions ended in other processes. Called from any
+    thread; returns how many streams were told."""
+    if not session_key:
+        return 0
+    with _watches_lock:
+        found = [
+            (loop, watch)
+            for loop, streams in _guards.items()
+            for watch in streams.watches
+            if watch.session_key == session_key
+        ]
+    for loop, watch in found:
+        watch.ended = end
+        if not loop.is_closed():
+            # Wakes a stream waiting on its queue (a heartbeat's wait, an idle stream).
+            loop.call_soon_threadsafe(watch.queue.put_nowait, end)
+    return len(found)
 
 
 def _still_member(campaign_id: int, user_id: int) -> Membership | None:
@@ -663,8 +694,8 @@ async def change_stream(
             except TimeoutError:
                 yield b": heartbeat\n\n"
                 continue
-            if isinstance(item, End):
-                yield item.sse
+            if isinstance(item, End) or watch.ended is not None:
+                yield (watch.ended or item).sse
                 return
             if item is live.RESYNC:
                 # Read as a member now, or not at all.
@@ -680,6 +711,9 @@ async def change_stream(
             if item.log_id <= position:
                 continue  # already read from the log
             seen = await visible_change(item, user_id, shown)
+            if watch.ended is not None:  # logged out while the change was read
+                yield watch.ended.sse
+                return
             if seen is None:
                 yield REMOVED.sse  # nothing more for them
                 return
@@ -689,6 +723,9 @@ async def change_stream(
                 yield change.sse
             if change.cards:
                 message = await cards_message(item, user_id, shown, change, member)
+                if watch.ended is not None:  # logged out while the cards were drawn
+                    yield watch.ended.sse
+                    return
                 yield message.sse(token_input)
     finally:
         streams.remove(watch)

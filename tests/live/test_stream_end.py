@@ -77,6 +77,35 @@ def test_logging_out_ends_the_stream_within_5_s(world):
     play(scenario)
 
 
+def test_a_change_right_after_logout_never_reaches_the_stream(world, monkeypatch):
+    """The logout itself ends the session's streams of this process: a change with cards
+    committed right after it is not sent, though the guard (slowed here to a minute) has not
+    looked yet. The other session of the same account keeps its stream."""
+    monkeypatch.setattr(stream, "GUARD_EVERY", 60.0)
+
+    async def scenario():
+        client = await logged_in(world.player)
+        response = await client.get(f"/c/{world.campaign.pk}/events/?cards={world.pc.pk}")
+        reader = await Reader(response._iterator).live()
+        phone = await logged_in(world.player)
+        kept = await open_view_stream(phone, world.campaign)
+        start = time.monotonic()
+        assert (await client.post(reverse("logout"))).status_code == 302
+        result = await adamage(world.campaign, world.gm, world.pc)
+        messages, _ = await ends(reader, timeout=2.0)
+        assert messages == [ended("logout")]
+        assert time.monotonic() - start < 2.0
+        assert (await kept.event())["id"] == result.entries[-1].pk
+        await kept.close()
+
+    play(scenario)
+
+
+def test_end_session_streams_tells_only_that_sessions_streams(world):
+    assert stream.end_session_streams(None) == 0
+    assert stream.end_session_streams("no-such-session") == 0
+
+
 def test_removal_from_the_campaign_ends_the_stream_within_5_s(world):
     async def scenario():
         client = await logged_in(world.player)
