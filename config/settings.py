@@ -195,6 +195,9 @@ AXES_VERBOSE = False
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
 if "*" in TRUSTED_PROXIES:
     raise RuntimeError("TRUSTED_PROXIES names the proxies to trust: list them, not “*”.")
+# The largest campaign archive `campaign_import` reads, in MB: it is parsed in memory (about
+# five times its size at the peak); a larger file is refused before it is parsed.
+ARCHIVE_IMPORT_MAX_MB = env_int("ARCHIVE_IMPORT_MAX_MB", 100)
 # Password-reset mails to one address: at most this many an hour; further requests get the
 # same answer and no mail, so nobody learns whether the address has an account.
 PASSWORD_RESET_MAILS_PER_HOUR = env_int("PASSWORD_RESET_MAILS_PER_HOUR", 3)

@@ -30,13 +30,14 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.color import no_style
-from django.db import connections, models, router, transaction
+from django.db import DataError, IntegrityError, connections, models, router, transaction
 from django.utils import timezone
 
-from campaign.models import Campaign, Membership
+from campaign.models import Campaign, Membership, Role
 from characters.models import Character, Condition, Illness, Sequel
 from journal import audit
 from journal.models import AuditEntry, PlaySession
@@ -87,6 +88,8 @@ def _read(model: type[models.Model], record: dict, fields: list[models.Field], w
             raise ArchiveError(f"{what}: “{f.attname}” is missing.")
         try:
             values[f.attname] = f.to_python(record[f.attname])
+            # The field's own limits (a name's length…), which the database may not check.
+            f.run_validators(values[f.attname])
         except ValidationError as error:
             message = f"{what}: “{f.attname}” is not valid ({error.messages[0]})."
             raise ArchiveError(message) from None
@@ -198,12 +201,33 @@ def _character(character: Character) -> dict:
 # Import
 
 
-def load(stream) -> dict:
-    """The archive read from a text or binary file, or ArchiveError if it is not one."""
+NOTHING = "Nothing was imported."
+_LIMIT = object()  # load()'s default: the ARCHIVE_IMPORT_MAX_MB setting
+
+
+def load(stream, *, limit: Any = _LIMIT) -> dict:
+    """The archive read from a text or binary file, or ArchiveError if it is not one.
+
+    The whole file is parsed in memory (about five times its size at the peak), so at most
+    `limit` bytes of it are read (the ARCHIVE_IMPORT_MAX_MB setting; None: no bound): a larger
+    file is refused before it is parsed. A file nested too deep for the parser is refused too.
+    """
+    if limit is _LIMIT:
+        limit = settings.ARCHIVE_IMPORT_MAX_MB * 1024 * 1024
+    text = stream.read() if limit is None else stream.read(limit + 1)
+    if limit is not None and len(text) > limit:
+        raise ArchiveError(
+            f"This file is larger than {limit // (1024 * 1024)} MB, the most an import reads "
+            f"(ARCHIVE_IMPORT_MAX_MB). {NOTHING}"
+        )
     try:
-        data = json.load(stream)
+        data = json.loads(text)
     except (ValueError, UnicodeDecodeError) as error:
         raise ArchiveError(f"This file is not JSON: {error}.") from None
+    except RecursionError:
+        raise ArchiveError(f"This file is nested too deep to be an archive. {NOTHING}") from None
+    finally:
+        del text
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ArchiveError("This file is not a Chroniqueur campaign archive.")
     if data.get("version") != VERSION:
@@ -312,7 +336,7 @@ def campaign_import(*, data: dict, held_seal: str | None = None) -> Campaign:
     campaign_id = campaign_record.get("id")
     if not isinstance(campaign_id, int):
         raise ArchiveError("The archive's campaign has no id.")
-    characters = data.get("characters") or []
+    characters = _list(data, "characters")
     character_ids = {c.get("id") for c in characters}
     entry_ids = set()
     for entry in entries:
@@ -329,7 +353,52 @@ def campaign_import(*, data: dict, held_seal: str | None = None) -> Campaign:
     if held_seal:
         _check_held_seal(held_seal, entries, campaign_id)
 
+    _refuse_repeated(data)
+    try:
+        return _write(data, entries, campaign_id, campaign_record, characters, entry_ids)
+    except (IntegrityError, DataError) as error:
+        # What the checks above did not foresee and the database refused: rolled back whole.
+        raise ArchiveError(f"The database refused the archive ({error}). {NOTHING}") from None
+
+
+def _refuse_repeated(data: dict) -> None:
+    """Refuse an archive listing a row twice (its log verifies, but the rest of the file is
+    not covered by the log's hashes, and could be edited by hand)."""
+    characters = _list(data, "characters")
+    members = _list(data, "members")
+    listed = {
+        "character": [c.get("id") for c in characters],
+        "member": [m.get("username") for m in members],
+        "play session": [s.get("id") for s in _list(data, "sessions")],
+        "condition": [r.get("id") for c in characters for r in _children(c, "conditions")],
+        "sequel": [r.get("id") for c in characters for r in _children(c, "sequels")],
+    }
+    for what, values in listed.items():
+        seen = set()
+        for value in values:
+            if value is None and what != "member":
+                continue
+            if not isinstance(value, (int, str)) or value in seen:
+                shown = value if isinstance(value, (int, str)) else type(value).__name__
+                raise ArchiveError(
+                    f"The archive lists the {what} “{shown}” twice (or unreadable). {NOTHING}"
+                )
+            seen.add(value)
+    for member in members:
+        if member.get("role") not in Role.values:
+            raise ArchiveError(f"The archive's member “{member.get('username')}” has no role.")
+
+
+def _list(data: dict, key: str) -> list[dict]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ArchiveError(f"The archive's “{key}” is malformed. {NOTHING}")
+    return value
+
+
+def _write(data, entries, campaign_id, campaign_record, characters, entry_ids) -> Campaign:
     db = router.db_for_write(Campaign)
+    character_ids = {c.get("id") for c in characters}
     with transaction.atomic(using=db):
         _refuse_taken(Campaign, [campaign_id], "campaign")
         _refuse_taken(Character, list(character_ids), "character")

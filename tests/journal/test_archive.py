@@ -358,3 +358,80 @@ def test_taken_ids_are_looked_for_in_slices_any_database_takes(world):
     archive_module._refuse_taken(AuditEntry, free, "log entry")  # none taken: no error
     with pytest.raises(archive_module.ArchiveError, match=f"campaign with id {world.campaign.pk}"):
         archive_module._refuse_taken(Campaign, [*free, world.campaign.pk], "campaign")
+
+
+# Archives made by hand: refused with a message, nothing written, never a traceback.
+
+
+def refused_in_fresh(path, match):
+    with in_fresh():
+        with pytest.raises(CommandError, match=match) as refused:
+            call_command("campaign_import", str(path))
+        assert not Campaign.objects.exists() and not AuditEntry.objects.exists()
+        assert not Character.objects.exists() and not get_user_model().objects.exists()
+    return str(refused.value)
+
+
+@both
+@pytest.mark.parametrize("listed", ["character", "member", "session", "condition", "sequel"])
+def test_an_archive_listing_a_row_twice_is_refused(world, tmp_path, listed):
+    """The log's hashes do not cover the rest of the file: a row listed twice there (one
+    insert would break a unique key) is refused before anything is written."""
+    campaign = world.campaign
+    run(campaign, world.gm, "add_condition", {"kind": "gene"}, character=world.npc)
+    run(campaign, world.gm, "damage", {"amount": "16"}, character=world.pc, typed=[1])
+    data = {"healer": world.other_pc.pk, "difficulty": "10"}
+    run(campaign, world.gm, "stabilise", data, character=world.pc, typed=[20])  # R12
+    run(campaign, world.gm, "wake", {"sequel_cause": "Une toux"}, character=world.pc, typed=[20, 5])
+    journal_services.session_start(campaign_id=campaign.pk, user=world.gm)
+    _path, archive = export_file(campaign, tmp_path)
+    by_id = {c["id"]: c for c in archive["characters"]}
+    if listed == "character":
+        archive["characters"].append(dict(archive["characters"][0]))
+    elif listed == "member":
+        archive["members"].append(dict(archive["members"][0]))
+    elif listed == "session":
+        archive["sessions"].append(dict(archive["sessions"][0]))
+    elif listed == "condition":
+        conditions = by_id[world.npc.pk]["conditions"]
+        conditions.append(dict(conditions[0]))
+    else:
+        sequels = by_id[world.pc.pk]["sequels"]
+        assert sequels
+        by_id[world.other_pc.pk]["sequels"] = [dict(sequels[0])]  # on another character
+    message = refused_in_fresh(_tampered(archive, tmp_path, "twice.json"), "twice")
+    assert "Nothing was imported" in message
+
+
+@both
+def test_an_archive_nested_too_deep_is_refused(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    assert "Nothing was imported" in refused_in_fresh(path, "nested too deep")
+
+
+@both
+def test_an_archive_larger_than_the_bound_is_refused_before_it_is_read_whole(tmp_path, settings):
+    import tracemalloc
+
+    settings.ARCHIVE_IMPORT_MAX_MB = 1
+    path = tmp_path / "big.json"
+    name = "x" * (8 * 1024 * 1024)
+    path.write_text(json.dumps({"format": archive_module.FORMAT, "campaign": {"name": name}}))
+    tracemalloc.start()
+    try:
+        message = refused_in_fresh(path, "larger than 1 MB")
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "ARCHIVE_IMPORT_MAX_MB" in message and "Nothing was imported" in message
+    assert peak < 4 * 1024 * 1024  # at most the bound read, never the 8 MB file
+
+
+@both
+def test_a_value_past_its_fields_limit_is_refused(world, tmp_path):
+    """A campaign name of 1,000 characters (120 at most): refused, on SQLite too, which
+    would store it."""
+    _path, archive = export_file(world.campaign, tmp_path)
+    archive["campaign"]["name"] = "N" * 1000
+    refused_in_fresh(_tampered(archive, tmp_path, "long.json"), "The campaign: “name” is not valid")

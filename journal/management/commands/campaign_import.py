@@ -27,7 +27,7 @@ class Command(BaseCommand):
     def handle(self, *args, archive, seal=None, **options):
         try:
             if archive == "-":
-                data = load(sys.stdin)
+                data = load(getattr(sys.stdin, "buffer", sys.stdin))
             else:
                 path = Path(archive)
                 if not path.is_file():
