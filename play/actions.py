@@ -204,11 +204,12 @@ class RemoveConditionForm(ConditionForm):
         causes: dict[str, list[str]] = {}
         for condition in self.character.conditions.all() if self.character else ():
             causes.setdefault(condition.kind, []).append(cause_text(condition.cause)[lang])
-        self.fields["kind"].choices = [
-            (kind, f"{label} ({', '.join(causes[kind])})")
-            for kind, label in ConditionKind.choices
-            if kind in causes
-        ]
+        if causes:  # with none, the rules refuse with their own reason (R26)
+            self.fields["kind"].choices = [
+                (kind, f"{label} ({', '.join(causes[kind])})")
+                for kind, label in ConditionKind.choices
+                if kind in causes
+            ]
 
 
 class StabiliseForm(ActionForm):

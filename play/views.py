@@ -67,6 +67,8 @@ def _character_form(request, membership, character):
                 messages.success(request, _("%(name)s saved.") % {"name": name})
                 for line in explanation(result.outcome):
                     messages.info(request, line)
+                if character.pk is None and "another" in request.POST:
+                    return redirect("character_create", campaign.pk)
                 return redirect("character", campaign.pk, character.pk or result.character_ids[0])
         status = 400
     return render(

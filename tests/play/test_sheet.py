@@ -438,3 +438,20 @@ def test_the_history_explains_why_a_creation_is_not_undone(gm, gm_client, world)
     assert response.status_code == 400
     assert "une création ne s’annule pas" in response.content.decode()
     assert db_state() == before
+
+
+def test_a_new_character_starts_at_its_maxima_without_dice_and_may_be_followed_by_another(
+    gm_client, world
+):
+    url = reverse("character_create", args=[world.campaign.pk])
+    form = gm_client.get(url).content.decode()
+    assert 'name="dice"' not in form  # R10's Survie on creation is the server's
+    assert 'name="another"' in form and "Enregistrer et ajouter un autre" in form
+    data = character_data(world.campaign, name="Garde", kind="npc", pv="", flux="")
+    response = gm_client.post(url, {**data, "another": "1"})
+    assert response.status_code == 302 and response["Location"] == url
+    garde = Character.objects.get(name="Garde")
+    assert (garde.pv, garde.flux) == (garde.pv_max, garde.flux_max) == (12, 8)
+    # Given, a current value is kept.
+    gm_client.post(url, character_data(world.campaign, name="Blessée", kind="npc", pv="3"))
+    assert Character.objects.get(name="Blessée").pv == 3
