@@ -32,7 +32,7 @@ from campaign.permissions import can_roll_for, get_gm_membership, get_membership
 from characters.models import Character
 from journal.texts import explanation, rule_message
 from play import parts, selectors, services
-from play.views import _action_fragments
+from play.views import action_fragments
 from rules.engine import RuleError
 
 # The turn is announced at the table: everyone sees the fight's entries, so that every phone
@@ -83,7 +83,7 @@ def _done(request, membership, result):
     """A fight action went through: its outcome where the GM looks, or back to the page."""
     lines = explanation(result.outcome)
     if _from_dashboard(request):
-        context = _action_fragments(request, membership, result, slot=parts.FIGHT, lines=lines)
+        context = action_fragments(request, membership, result, slot=parts.FIGHT, lines=lines)
         return render(request, "play/_action_result.html", context)
     if not request.htmx:  # htmx takes only the fight strip of the page it is sent back to
         for line in lines:

@@ -93,18 +93,18 @@ def _wake(tx: Transaction, key: str | None) -> None:
 # R32: what falls due at one moment applies in this order: the campaign's events (the morning
 # before anything a character rolls, so an illness ending that morning gives no malus), then
 # every character's R10, then every R11, then every R13, characters in state order within each.
-_HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
+DUE_HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
     "half_day": _half_day,
     "morning": _morning,
     "coma_due": _coma_due,
     "coma_hour": _coma_hour,
     "wake": _wake,
 }
-_ORDER = {kind: rank for rank, kind in enumerate(_HANDLERS)}
+_ORDER = {kind: rank for rank, kind in enumerate(DUE_HANDLERS)}
 
 
 # R34: the clock's rolls a player may be asked for (R11's hourly Survie, R13's waking try).
-_ASKED = frozenset({"coma_hour", "wake"})
+ASKED_CLOCK_ROLLS = frozenset({"coma_hour", "wake"})
 
 
 def _would_roll(tx: Transaction, kind: str, key: str, when: datetime) -> str | None:
@@ -114,7 +114,7 @@ def _would_roll(tx: Transaction, kind: str, key: str, when: datetime) -> str | N
     def run(rng) -> None:
         probe = Transaction(tx.state, rng, tx.ruleset)
         probe.now = when
-        _HANDLERS[kind](probe, key)
+        DUE_HANDLERS[kind](probe, key)
 
     odds = first_test_odds(run)
     return odds.plan.rule_id if odds is not None else None
@@ -160,7 +160,7 @@ def run_clock(tx: Transaction, target: datetime, then: dict | None = None) -> bo
 
     Campaign events (half-day, morning) are those after the start and up to the target, so a
     moment the clock reaches exactly is passed; a character's overdue timer (before the start)
-    is applied at its own time, so the log tells when it fell due. Same-moment order: _HANDLERS.
+    is applied at its own time, so the log tells when it fell due. Same-moment order: DUE_HANDLERS.
     """
     start = tx.now
     campaign_events = [
@@ -190,12 +190,12 @@ def run_clock(tx: Transaction, target: datetime, then: dict | None = None) -> bo
         when, _, _, kind, key = best
         index += key is None
         tx.now = when
-        if key in tx.defer and kind in _ASKED:
+        if key in tx.defer and kind in ASKED_CLOCK_ROLLS:
             rule_id = _would_roll(tx, kind, key, when)
             if rule_id is not None:
                 _stop(tx, kind, rule_id, key, target, then)
                 return False
-        _HANDLERS[kind](tx, key)
+        DUE_HANDLERS[kind](tx, key)
     tx.now = target
     if not tx.ruleset.automatic_wake_tries:
         _hold_wake_tries(tx)

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
-from .clock import _ASKED, _HANDLERS, character_due, run_clock
+from .clock import ASKED_CLOCK_ROLLS, DUE_HANDLERS, character_due, run_clock
 from .dice import DiceSource
 from .errors import NotDue
 from .fight import new_round
@@ -46,14 +46,14 @@ def resume_clock(
     character = campaign.character(key)
     due = character_due(character, ruleset)
     now_fr, now_en = moment_text(campaign.clock)
-    if kind not in _ASKED or due != (campaign.clock, kind):
+    if kind not in ASKED_CLOCK_ROLLS or due != (campaign.clock, kind):
         raise NotDue(
             f"{character.label} n’a plus de jet dû au {now_fr} (R34).",
             f"{character.label} has no roll due at {now_en} any more (R34).",
             rule_id="R34",
         )
     tx = Transaction(campaign, rng, ruleset)
-    _HANDLERS[kind](tx, key)
+    DUE_HANDLERS[kind](tx, key)
     if not tx.checks:
         raise NotDue(
             f"{character.label} n’a plus de test à lancer au {now_fr} (R34).",
