@@ -4,7 +4,7 @@ The GM starts a fight with the characters ticked, in the order they are listed (
 has no initiative rule: the app rolls none), moves combatants up or down, spends their actions
 and reflexes, passes to the next turn (and round) and ends the fight. A player whose campaign
 lets them roll (R9, `can_roll_for`) spends their own character's actions and reflexes from
-the fight strip on their phone. Every write is one service of play/services.py.
+the fight strip on their phone. Every write is one service of play/services/.
 
 From the dashboard (htmx), the outcome goes to the fight's own result slot (#result-fight),
 and the fight section, the cards whose seat moved and the log are redrawn out of band; a
