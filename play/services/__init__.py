@@ -67,6 +67,7 @@ from play.services.runner import (
     roll_odds,
     roll_try,
     run_roll,
+    stale_requests_lapse,
 )
 from play.services.settings import SETTING_PREFIX, campaign_settings_update, membership_end
 from play.services.sheet import SHEET_RULES, character_create, character_update
@@ -134,4 +135,5 @@ __all__ = [
     "roll_try",
     "run_roll",
     "scene_end",
+    "stale_requests_lapse",
 ]

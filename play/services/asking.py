@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from django.db.models import F
 
-from campaign.models import Campaign, Visibility
+from campaign.models import Visibility
 from characters.models import Character, Kind
 from journal import audit
 from journal.models import EntryKind
-from journal.texts import (
-    de,
-)
 from play.models import RequestKind, RequestStatus, RollRequest
 from rules import engine
 
@@ -53,28 +50,11 @@ class ClockWaits(engine.RuleError):
     code = "clock_waits"
 
 
-def require_clock_free(campaign: Campaign) -> None:
-    waiting = (
-        RollRequest.objects.filter(
-            campaign=campaign, status=RequestStatus.PENDING, holds_clock=True
-        )
-        .select_related("character", "character__owner")
-        .first()
-    )
-    if waiting is None:
-        return
-    name, player = waiting.character.name, _owner_name(waiting.character)
-    fr, en = REQUEST_LABELS[RequestKind(waiting.kind)]
-    raise ClockWaits(
-        f"L’horloge attend le jet {de(name)} ({fr}, {waiting.rule_id}) demandé à {player} : "
-        "qu’il ou elle le lance, ou lancez-le vous-même depuis sa carte (R34).",
-        f"The clock waits for {name}'s roll ({en}, {waiting.rule_id}) asked of {player}: "
-        "let them roll it, or roll it yourself from the card (R34).",
-        rule_id="R34",
-    )
+# A request the rules made due, as the engine names its roll (DueRoll.kind).
+RULES_ROLL_KINDS = {request_kind: kind for kind, request_kind in _DUE_KINDS.items()}
 
 
-def _owner_name(character: Character) -> str:
+def owner_name(character: Character) -> str:
     return character.owner.get_username() if character.owner_id else "—"
 
 
@@ -132,7 +112,7 @@ def request_draft(request: RollRequest, actor, rows=None, *, said=None) -> audit
         label = arguments.get("skill") or arguments.get("stat", "")
         fr = en = f"{label} ({arguments.get('stat', '')}, {arguments.get('difficulty', '')})"
     asker = request.requested_by.get_username() if request.requested_by_id else "—"
-    player = _owner_name(character)
+    player = owner_name(character)
     if said is None:
         said = (
             f"{fr} demandé à {player} par {asker}",

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from play.services.asking import require_clock_free
-from play.services.runner import Result, Table, on_party, run
+from play.services.runner import Result, Table, on_party, require_clock_free, run
 from rules import engine
 
 # ---------------------------------------------------------------------------------------------
@@ -55,7 +54,7 @@ def fight_next_turn(
 
     def operation(t: Table) -> engine.Outcome:
         if engine.moves_clock(t.state, t.ruleset):
-            require_clock_free(t.campaign)
+            require_clock_free(t.campaign, actor)
         return engine.next_turn(t.state, rng=t.rng, ruleset=t.ruleset, defer=t.defer)
 
     return on_party(

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
 
 from campaign.models import Campaign
 from characters import state as rows_state
@@ -22,8 +24,17 @@ from characters.models import Character
 from journal import audit
 from journal.events import publish
 from journal.models import AuditEntry
-from play.models import RollRequest
-from play.services.asking import players_keys, request_draft, request_due_rolls, require_clock_free
+from journal.texts import de
+from play.models import RequestKind, RequestStatus, RollRequest
+from play.services.asking import (
+    REQUEST_LABELS,
+    RULES_ROLL_KINDS,
+    ClockWaits,
+    owner_name,
+    players_keys,
+    request_draft,
+    request_due_rolls,
+)
 from play.services.entries import entry_drafts
 from rules import engine
 
@@ -145,7 +156,7 @@ def run(
         if fighting and character_ids is not None and campaign.fight:
             character_ids = [*character_ids, *map(int, campaign.fight["order"])]
         if holds_clock:
-            require_clock_free(campaign)
+            require_clock_free(campaign, actor)
         rows = locked_rows(campaign, character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
         rng = dice_source(dice, then_server=True) if then_server else dice_source(dice)
@@ -182,6 +193,8 @@ def run(
         if entries:
             # Inside the transaction: delivered only once it commits (journal/events.py).
             publish(campaign.pk, changed, entries[-1].pk)
+        # R34: what this action changed may leave a waiting rules roll no longer due.
+        stale_requests_lapse(campaign_id=campaign.pk, actor=actor, character_ids=rows)
     return Result(outcome, entries, changed, tuple(asked))
 
 
@@ -319,3 +332,105 @@ def roll_try(roll: Roll, campaign: Campaign, rows: dict[str, Character]) -> engi
     state = rows_state.campaign_state(campaign, rows.values())
     ruleset = rows_state.ruleset_for(campaign)
     return roll.operation(Table(campaign, rows, state, ruleset, random.Random()))
+
+
+def require_clock_free(campaign: Campaign, actor) -> None:
+    waiting = RollRequest.objects.filter(
+        campaign=campaign, status=RequestStatus.PENDING, holds_clock=True
+    )
+    if waiting.exists() and stale_requests_lapse(campaign_id=campaign.pk, actor=actor):
+        # A roll no longer due lapsed and its clock went on: this action starts from there.
+        campaign.refresh_from_db()
+    waiting = waiting.select_related("character", "character__owner").first()
+    if waiting is None:
+        return
+    name, player = waiting.character.name, owner_name(waiting.character)
+    fr, en = REQUEST_LABELS[RequestKind(waiting.kind)]
+    raise ClockWaits(
+        f"L’horloge attend le jet {de(name)} ({fr}, {waiting.rule_id}) demandé à {player} : "
+        "qu’il ou elle le lance, ou lancez-le vous-même depuis sa carte (R34).",
+        f"The clock waits for {name}'s roll ({en}, {waiting.rule_id}) asked of {player}: "
+        "let them roll it, or roll it yourself from the card (R34).",
+        rule_id="R34",
+    )
+
+
+def stale_requests_lapse(
+    *, campaign_id: int, actor, character_ids: Iterable[int | str] | None = None
+) -> list[Result]:
+    """R34: every waiting rules roll (of those characters, or of all) that the rules no
+    longer call for lapses: the character was healed above 0 PV, stabilised, died, or is no
+    longer in the situation that made it due. The request ends as lapsed, logged, nobody
+    rolls; a clock stopped at it goes on from where it stopped (and may stop again), then
+    the action that moved it ends. No state leaves a request that nobody can close."""
+    pending = RollRequest.objects.filter(
+        campaign_id=campaign_id, status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS)
+    )
+    if character_ids is not None:
+        pending = pending.filter(character_id__in=[int(pk) for pk in character_ids])
+    ids = list(pending.values_list("pk", flat=True))
+    results = []
+    if not ids:
+        return results
+    with transaction.atomic():
+        Campaign.objects.select_for_update().get(pk=campaign_id)  # every write's lock order
+        for pk in ids:
+            # Read again: a lapse before it may have let the clock go on and lapsed it too.
+            request = (
+                RollRequest.objects.select_for_update(of=("self",))
+                .select_related("character", "character__owner", "requested_by")
+                .filter(pk=pk, status=RequestStatus.PENDING)
+                .first()
+            )
+            if request is None:
+                continue
+            campaign = Campaign.objects.get(pk=campaign_id)
+            rows = locked_rows(campaign, [request.character_id])
+            state = rows_state.campaign_state(campaign, rows.values())
+            kind = RULES_ROLL_KINDS[RequestKind(request.kind)]
+            key = str(request.character_id)
+            if not engine.rules_roll_due(state, key, kind, rows_state.ruleset_for(campaign)):
+                results.append(_lapse(request, actor, kind))
+    return results
+
+
+def _lapse(request: RollRequest, actor, kind: str) -> Result:
+    request.status = RequestStatus.LAPSED
+    request.closed_by = actor if getattr(actor, "pk", None) else None
+    request.closed_at = timezone.now()
+    request.result_fr = "plus dû : personne ne le lance"
+    request.result_en = "no longer due: nobody rolls it"
+    request.save()
+    Character.objects.filter(pk=request.character_id).update(version=F("version") + 1)
+    key, to = str(request.character_id), request.clock_target
+    label_fr, label_en = REQUEST_LABELS[RequestKind(request.kind)]
+    player = owner_name(request.character)
+
+    def note(action, outcome, rows):
+        said = (
+            f"{label_fr} demandé à {player} : le jet n’est plus dû, la demande devient caduque",
+            f"{label_en} asked of {player}: the roll is no longer due, the request lapses",
+        )
+        return [request_draft(request, actor, said=said)]
+
+    return run(
+        campaign_id=request.campaign_id,
+        actor=actor,
+        action="roll_request",
+        operation=lambda t: engine.lapse_roll(
+            t.state,
+            key,
+            kind,
+            rng=t.rng,
+            to=to,
+            ruleset=t.ruleset,
+            defer=t.defer,
+            then=request.clock_then or None,
+        ),
+        # A clock that goes on moves the whole party, as the clock does.
+        character_ids=None if to is not None else [request.character_id],
+        visibility=request.visibility or None,
+        # The campaign's setting as it is now: turned off meanwhile, the clock runs on.
+        ask_players=None,
+        note=note,
+    )

@@ -1,4 +1,4 @@
-"""The services' contract (DESIGN.md, "How a change flows"), not the rules' arithmetic.
+"""The services' contract (docs/architecture.md, "How a change flows"), not the rules' arithmetic.
 
 tests/rules proves what each rule does to an engine state; these prove what every service does
 around the engine: it is reachable by name with keyword-only arguments; the rows read back give
@@ -721,7 +721,7 @@ def test_it_is_delivered_once_committed_and_never_for_a_rollback(world):
 
 
 # ---------------------------------------------------------------------------------------------
-# The campaign's settings reach the engine (RULES.md: every Choice is a campaign setting)
+# The campaign's settings reach the engine (docs/rules.md: every Choice is a campaign setting)
 
 
 def test_r10_the_campaigns_coma_delay_sets_when_borrowed_time_ends(world):
