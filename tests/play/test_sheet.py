@@ -14,6 +14,7 @@ from characters.models import Character
 from journal.models import AuditEntry
 from journal.visibility import visible_entries
 from play import services
+from play.services import runner
 from rules import engine
 from tests.helpers import character_data, db_state
 from tests.play.play import at, conditions_of, iso, log, put
@@ -25,7 +26,7 @@ EXTENUE_DEATHS_DOOR = {"kind": "extenue", "cause": "deaths_door"}
 @pytest.fixture
 def published(monkeypatch):
     events = []
-    monkeypatch.setattr(services, "publish", lambda *args: events.append(args))
+    monkeypatch.setattr(runner, "publish", lambda *args: events.append(args))
     return events
 
 
