@@ -43,8 +43,9 @@ MOVES = ("up", "down", "out")
 
 
 class FightStartForm(forms.Form):
-    """The characters ticked, in the order the page lists them (the GM's order, R33), and
-    those surprised (R25)."""
+    """The characters ticked, in the GM's order (R33): by the place each was given (the page
+    numbers them in the order they are ticked, static/fight.js; the GM may type them), those
+    without one after, in the order the page lists them; and those surprised (R25)."""
 
     fighters = forms.TypedMultipleChoiceField(
         label=gettext_lazy("In the fight"),
@@ -57,15 +58,30 @@ class FightStartForm(forms.Form):
 
     def __init__(self, *args, candidates, **kwargs):
         super().__init__(*args, **kwargs)
+        candidates = list(candidates)
         choices = [(c.pk, c.name) for c in candidates]
         self.fields["fighters"].choices = choices
         self.fields["surprised"].choices = choices
+        self.listed = [c.pk for c in candidates]
+        for c in candidates:
+            self.fields[f"place_{c.pk}"] = forms.IntegerField(
+                label=gettext_lazy("Place: %(name)s") % {"name": c.name},
+                required=False,
+                min_value=1,
+                max_value=len(candidates),
+            )
 
     def clean(self):
         data = super().clean()
         fighters, surprised = data.get("fighters") or [], data.get("surprised") or []
         if fighters and not set(surprised) <= set(fighters):
             raise forms.ValidationError(_("Only a character in the fight can be surprised."))
+
+        def place(pk):
+            given = data.get(f"place_{pk}")
+            return (given is None, given or 0, self.listed.index(pk))
+
+        data["fighters"] = sorted(fighters, key=place)
         return data
 
 

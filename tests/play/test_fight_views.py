@@ -67,6 +67,38 @@ def card_tag(html: str, pk: int) -> str:
 # The GM's section on the dashboard
 
 
+def test_r33_the_start_honours_the_places_the_gm_gave_not_the_list(gm_client, world):
+    # The page lists the candidates in its own order; the places (numbered as ticked by
+    # static/fight.js, or typed) are the GM's order.
+    body = {
+        "fighters": [world.pc.pk, world.other_pc.pk, world.npc.pk],
+        f"place_{world.pc.pk}": "3",
+        f"place_{world.other_pc.pk}": "1",
+        f"place_{world.npc.pk}": "2",
+    }
+    response = gm_client.post(url(world, "fight_start"), body, **from_dashboard(world))
+    assert response.status_code == 200
+    assert fight_of(world.campaign)["order"] == [
+        str(world.other_pc.pk),
+        str(world.npc.pk),
+        str(world.pc.pk),
+    ]
+
+
+def test_r33_a_fighter_without_a_place_comes_after_those_placed(gm_client, world):
+    body = {"fighters": [world.pc.pk, world.npc.pk], f"place_{world.npc.pk}": "1"}
+    gm_client.post(url(world, "fight_start"), body, **from_dashboard(world))
+    assert fight_of(world.campaign)["order"] == [str(world.npc.pk), str(world.pc.pk)]
+
+
+def test_r33_a_bad_place_is_refused_in_the_section(gm_client, world):
+    body = {"fighters": [world.pc.pk], f"place_{world.pc.pk}": "0"}
+    response = gm_client.post(url(world, "fight_start"), body, **from_dashboard(world))
+    assert response.status_code == 400
+    assert fight_of(world.campaign) is None
+    assert 'data-testid="fight-error"' in response.content.decode()
+
+
 def test_without_a_fight_the_section_offers_every_living_character(gm_client, world):
     world.other_pc.vital = "dead"
     world.other_pc.save()
