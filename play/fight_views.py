@@ -32,6 +32,7 @@ from campaign.permissions import can_roll_for, get_gm_membership, get_membership
 from characters.models import Character
 from journal.texts import explanation, rule_message
 from play import parts, selectors, services
+from play.actions import DiceField
 from play.views import _action_fragments
 from rules.engine import RuleError
 
@@ -177,15 +178,28 @@ def fight_start(request, campaign_id):
     )
 
 
+class NextTurnForm(forms.Form):
+    """R9/R33: the dice of the rolls a round's length makes due (R11, R13), typed in from
+    physical dice like any other; empty, the server rolls them."""
+
+    dice = DiceField()
+
+
 @login_required
 @require_POST
 def fight_next_turn(request, campaign_id):
     membership = get_gm_membership(request, campaign_id)
+    form = NextTurnForm(request.POST)
+    if not form.is_valid():
+        return _refused(request, membership, " ".join(form.errors["dice"]))
     return _attempt(
         request,
         membership,
         lambda: services.fight_next_turn(
-            campaign_id=campaign_id, actor=request.user, visibility=FIGHT_VISIBILITY
+            campaign_id=campaign_id,
+            actor=request.user,
+            dice=form.cleaned_data["dice"] or None,
+            visibility=FIGHT_VISIBILITY,
         ),
     )
 
