@@ -126,8 +126,6 @@ class RequestStatus(models.TextChoices):
     PENDING = "pending", _("Pending")
     ANSWERED = "answered", _("Answered")
     CANCELLED = "cancelled", _("Cancelled")
-    # R34: the rules no longer call for it (healed, stabilised, dead…): nobody rolls it.
-    LAPSED = "lapsed", _("Lapsed")
 
 
 class RollRequest(models.Model):

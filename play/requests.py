@@ -26,7 +26,7 @@ from campaign.models import Campaign
 from characters.models import Character, Kind
 from journal import audit
 from journal.events import publish
-from play import lapse, services
+from play import services
 from play.models import RequestKind, RequestStatus, RollRequest
 from rules import engine
 from rules.engine.text import VITAL_TEXT, check_text
@@ -45,10 +45,9 @@ class Odds:
     rule_id: str
 
 
-def _roll_for(request: RollRequest) -> tuple[services._Roll, bool | None]:
+def _roll_for(request: RollRequest) -> tuple[services._Roll, bool]:
     """The roll an answer plays, as the GM's own service would, and whether the players'
-    rules rolls stay theirs afterwards (the clock going on may stop again, R34: None, the
-    campaign's setting as it is now)."""
+    rules rolls stay theirs afterwards (the clock going on may stop again, R34)."""
     arguments = request.arguments or {}
     pk = request.character_id
     kind = request.kind
@@ -61,9 +60,7 @@ def _roll_for(request: RollRequest) -> tuple[services._Roll, bool | None]:
     clock_kind = "coma_hour" if kind == RequestKind.COMA_HOUR else "wake"
     target = request.clock_target or request.due_at
     then = request.clock_then or None
-    # The clock going on may stop again, for the players while the campaign's setting says so.
-    roll = services.REQUEST_ROLLS["clock_resume"](pk, kind=clock_kind, to=target, then=then)
-    return roll, None
+    return services.REQUEST_ROLLS["clock_resume"](pk, kind=clock_kind, to=target, then=then), True
 
 
 def request_odds(request: RollRequest, campaign: Campaign, character=None) -> Odds | None:
@@ -234,25 +231,15 @@ def roll_request_answer(
                 )
             ]
 
-        try:
-            result = services.roll_run(
-                roll,
-                actor=actor,
-                dice=dice or None,
-                visibility=request.visibility or None,
-                ask_players=ask,
-                note=note,
-                campaign_id=request.campaign_id,
-            )
-        except engine.NotDue:
-            # A rules roll no longer called for that is still waiting (left from before such
-            # rolls lapsed): it lapses now, and a clock stopped at it goes on (R34).
-            if request.kind not in lapse.ENGINE_KIND:
-                raise
-            RollRequest.objects.filter(pk=request.pk).update(
-                status=RequestStatus.PENDING, closed_by=None, closed_at=None, typed_in=False
-            )
-            return lapse.lapse_waiting(campaign_id=request.campaign_id, actor=actor)
+        result = services.roll_run(
+            roll,
+            actor=actor,
+            dice=dice or None,
+            visibility=request.visibility or None,
+            ask_players=ask,
+            note=note,
+            campaign_id=request.campaign_id,
+        )
         request.result_fr, request.result_en = _summary(result.outcome, request.character_id)
         request.save()
         _bump(request.character_id)
@@ -301,17 +288,12 @@ def _locked(request_id: int) -> RollRequest:
         .get(pk=request_id)
     )
     if request.status != RequestStatus.PENDING:
-        fr, en = {
-            RequestStatus.ANSWERED: (
-                "Ce jet a déjà été lancé.",
-                "This roll has already been made.",
-            ),
-            RequestStatus.LAPSED: (
-                f"Ce jet n’est plus dû : {request.result_fr} (R34).",
-                f"This roll is no longer due: {request.result_en} (R34).",
-            ),
-        }.get(request.status, ("Cette demande a été annulée.", "This request was cancelled."))
-        raise RequestRefused(fr, en, rule_id="R34")
+        done = request.status == RequestStatus.ANSWERED
+        raise RequestRefused(
+            "Ce jet a déjà été lancé." if done else "Cette demande a été annulée.",
+            "This roll has already been made." if done else "This request was cancelled.",
+            rule_id="R34",
+        )
     return request
 
 

@@ -41,7 +41,6 @@ from journal.texts import (
     roll_text,
     value_text,
 )
-from play import lapse
 from play.models import RequestKind, RequestStatus, RollRequest
 from rules import engine
 
@@ -162,8 +161,8 @@ def _run(
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
         if fighting and character_ids is not None and campaign.fight:
             character_ids = [*character_ids, *map(int, campaign.fight["order"])]
-        if character_ids is not None and lapse.rules_rolls_wait(campaign):
-            character_ids = None  # R34: a lapse may let the clock go on, for everyone
+        if holds_clock:
+            _require_clock_free(campaign)
         rows = _locked_rows(campaign, character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
         rng = dice_source(dice, then_server=True) if then_server else dice_source(dice)
@@ -173,19 +172,7 @@ def _run(
         asking = ask_players and (then_server or not dice)
         defer = _players_keys(rows) if asking else frozenset()
         ruleset = rows_state.ruleset_for(campaign)
-        # R34: a waiting rules roll the rules no longer call for lapses, before the action
-        # (one left from before) and after it (the action healed, stabilised, killed…).
-        lapse_defer = _players_keys(rows) if campaign.players_roll_rules else frozenset()
-        pre = lapse.sweep(campaign, rows, old, ruleset, lapse_defer)
-        if holds_clock:
-            _require_clock_free(campaign)
-        start = pre.outcome.state if pre.outcome else old
-        action_outcome = operation(_Table(campaign, rows, start, ruleset, rng, defer))
-        post = lapse.sweep(campaign, rows, action_outcome.state, ruleset, lapse_defer)
-        outcome = lapse.joined(
-            post.outcome.state if post.outcome else action_outcome.state,
-            [pre.outcome, action_outcome, post.outcome],
-        )
+        outcome = operation(_Table(campaign, rows, old, ruleset, rng, defer))
         unused = getattr(rng, "remaining", ())
         if unused:
             values = ", ".join(map(str, unused))
@@ -195,12 +182,11 @@ def _run(
             )
         sheet = [c for c in outcome.changes if c.field in rows_state.SHEET_FIELDS]
         rows_state.save_state(campaign, rows, old, outcome.state, sheet=sheet)
-        written = (drafts or _drafts)(action, action_outcome, rows)
+        written = (drafts or _drafts)(action, outcome, rows)
         if proposed_by:
             _name_proposer(written, proposed_by)
         if note is not None:
-            written += note(action, action_outcome, rows)
-        written = pre.drafts(rows, actor) + written + post.drafts(rows, actor)
+            written += note(action, outcome, rows)
         asked = _ask_due(campaign, rows, outcome, actor=actor, visibility=visibility)
         written += [_request_draft(request, actor, rows) for request in asked]
         entries = audit.append(
@@ -1899,9 +1885,6 @@ def campaign_settings_update(*, campaign_id: int, actor, **values: Any) -> Resul
         entries = audit.append(campaign=campaign, actor=actor, drafts=drafts, visibility="gm")
         if entries:
             publish(campaign.pk, [], entries[-1].pk)
-            # R34: a waiting roll the new settings no longer call for (R13's automatic tries
-            # turned off) lapses now, and a clock stopped at it goes on.
-            entries += lapse.lapse_waiting(campaign_id=campaign.pk, actor=actor).entries
     return Result(engine.Outcome(state=None, changes=(), events=()), entries, [])
 
 

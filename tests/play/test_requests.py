@@ -166,8 +166,7 @@ def test_r34_r11_the_clock_stops_at_the_hourly_death_test(campaign, gm, player, 
     assert (request.due_at, request.clock_target) == (at(1), at(2.5))
     campaign.refresh_from_db()
     pc.refresh_from_db()
-    # R11/R34: the hour's loss is applied when the clock stops, then its test waits.
-    assert campaign.clock == at(1) and pc.pv == -2
+    assert campaign.clock == at(1) and pc.pv == -1  # stopped before the hour's roll
     with pytest.raises(services.ClockWaits, match="R34"):
         services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=10)
     with pytest.raises(services.ClockWaits):
@@ -176,9 +175,9 @@ def test_r34_r11_the_clock_stops_at_the_hourly_death_test(campaign, gm, player, 
     answer = requests.roll_request_answer(request_id=request.pk, actor=player, dice=[12])
     pc.refresh_from_db()
     campaign.refresh_from_db()
-    # The hour's test: Survie 12 + 1 = 13 ≥ 10, alive; then the clock goes on and stops at
-    # 10:00 after that hour's loss, for its test (R34), asked again.
-    assert pc.pv == -3 and pc.vital == "coma"
+    # The hour: −1 PV, Survie 12 + 1 = 13 ≥ 10, alive; then the clock goes on and stops at
+    # 10:00, the next hour's test (R34), asked again.
+    assert pc.pv == -2 and pc.vital == "coma"
     assert campaign.clock == at(2)
     [again] = answer.requests
     assert (again.kind, again.due_at, again.clock_target) == ("coma_hour", at(2), at(2.5))
@@ -255,14 +254,14 @@ def test_r34_r13_waking_try_asked_by_hand(campaign, gm, player, pc):
     assert pc.vital == "stabilised" and pc.last_wake_try == at(0)
 
 
-def test_r34_answering_what_lapsed_is_refused_with_its_reason(campaign, gm, player, pc):
+def test_r34_answering_what_is_no_longer_due_is_refused(campaign, gm, player, pc):
     _rules_on(campaign)
     [request] = services.character_damage(character_id=pc.pk, actor=gm, amount=13).requests
     services.character_heal(character_id=pc.pk, actor=gm, amount=3)
-    with pytest.raises(RuleError, match="n’est plus dû : PV au-dessus de 0"):
+    with pytest.raises(RuleError, match="n’attend plus"):
         requests.roll_request_answer(request_id=request.pk, actor=player, dice=[10])
     request.refresh_from_db()
-    assert request.status == RequestStatus.LAPSED
+    assert request.status == RequestStatus.PENDING
 
 
 def test_r34_a_request_entry_is_not_undone_but_its_action_is(campaign, gm, pc):
