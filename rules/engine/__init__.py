@@ -60,9 +60,7 @@ Rolls asked of players (R34)
     (a night, an hour rest, a round with a length) waits with it (DueRoll.then);
     deaths_door_test (R10), resume_clock (R11, R13: the roll, then the clock goes on, then
     the action ends, resume.ENDINGS), sleep_test (R31) roll them later; NotDue when no
-    longer called for; moves_clock(campaign): whether the next turn moves the clock;
-    lapse_reason(campaign, key, kind, at) -> (fr, en) | None: why a waiting roll is no
-    longer called for; lapse_roll(...): it lapses, logged, and a clock stopped at it goes on
+    longer called for; moves_clock(campaign): whether the next turn moves the clock
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
@@ -142,7 +140,6 @@ from .health import (
     spend_flux,
     take_damage,
 )
-from .lapse import lapse_reason, lapse_roll
 from .outcome import DueRoll, Outcome, replay
 from .rest import (
     clinic_night,
@@ -275,8 +272,6 @@ __all__ = [
     "gm_revive",
     "heal",
     "hour_rest",
-    "lapse_reason",
-    "lapse_roll",
     "left_this_round",
     "moves_clock",
     "next_morning",

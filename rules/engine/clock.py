@@ -7,17 +7,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from .checks import first_test_odds
 from .dice import DiceSource
 from .errors import InvalidClockMove
-from .health import (
-    HOUR,
-    coma_hour,
-    coma_loss,
-    coma_test_due,
-    fall_into_coma,
-    wake_anchor,
-    wake_try,
-)
+from .health import HOUR, coma_hour, fall_into_coma, wake_anchor, wake_try
 from .outcome import DueRoll, Outcome, Transaction
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
 from .text import SEVERITY_TEXT, count_en, count_fr, moment_text
@@ -114,6 +107,19 @@ _ORDER = {kind: rank for rank, kind in enumerate(_HANDLERS)}
 _ASKED = frozenset({"coma_hour", "wake"})
 
 
+def _would_roll(tx: Transaction, kind: str, key: str, when: datetime) -> str | None:
+    """The rule id of the test `kind` would roll for `key` at `when`, or None (an hour of
+    coma short of R11's threshold rolls nothing): the handler itself, weighed, not played."""
+
+    def run(rng) -> None:
+        probe = Transaction(tx.state, rng, tx.ruleset)
+        probe.now = when
+        _HANDLERS[kind](probe, key)
+
+    odds = first_test_odds(run)
+    return odds.plan.rule_id if odds is not None else None
+
+
 def _stop(
     tx: Transaction, kind: str, rule_id: str, key: str, target: datetime, then: dict | None
 ) -> None:
@@ -185,16 +191,10 @@ def run_clock(tx: Transaction, target: datetime, then: dict | None = None) -> bo
         index += key is None
         tx.now = when
         if key in tx.defer and kind in _ASKED:
-            if kind == "wake":
-                _stop(tx, kind, "R13", key, target, then)
+            rule_id = _would_roll(tx, kind, key, when)
+            if rule_id is not None:
+                _stop(tx, kind, rule_id, key, target, then)
                 return False
-            # R11/R34: the hour's loss is applied first (the card shows it), then its test,
-            # when the hour calls for one, waits for the player.
-            coma_loss(tx, str(key))
-            if coma_test_due(tx.char(str(key)), tx.ruleset):
-                _stop(tx, kind, "R11", str(key), target, then)
-                return False
-            continue
         _HANDLERS[kind](tx, key)
     tx.now = target
     if not tx.ruleset.automatic_wake_tries:

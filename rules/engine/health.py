@@ -288,30 +288,16 @@ def end_scene(campaign: CampaignState, *, ruleset: Ruleset = DEFAULT_RULESET) ->
 
 def coma_hour(tx: Transaction, key: str) -> None:
     """R11: one hour in a coma: −1 PV, then past −PV > VAI a Survie test; failure is death."""
-    coma_loss(tx, key)
-    if coma_test_due(tx.char(key), tx.ruleset):
-        coma_test(tx, key)
-
-
-def coma_loss(tx: Transaction, key: str) -> None:
-    """R11: the hour's −1 PV, and the next hour set. Its own step: when the hour's test goes
-    to a player (R34), the loss is applied at once and the test waits."""
     character = tx.char(key)
     tx.set(key, "next_coma_hour", tx.now + HOUR, "R11")
     tx.say("R11", "une heure de coma : −1 PV", "an hour in a coma: −1 PV", key)
     set_pv(tx, key, character.pv - 1, "R11")
-
-
-def coma_test_due(character: CharacterState, ruleset: Ruleset) -> bool:
-    """R11: in a coma with negative PV beyond VAI (−PV > VAI): the hour calls for Survie."""
-    return character.vital is Vital.COMA and -character.pv > character.stat("VAI", ruleset)
-
-
-def coma_test(tx: Transaction, key: str) -> None:
-    """R11's hourly Survie (VAI); failure is death."""
-    survie = roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R11")
-    if not survie.success:
-        kill(tx, key, "R11")
+    character = tx.char(key)
+    beyond = character.vital is Vital.COMA and -character.pv > character.stat("VAI", tx.ruleset)
+    if beyond:
+        survie = roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R11")
+        if not survie.success:
+            kill(tx, key, "R11")
 
 
 def wake_anchor(character: CharacterState) -> datetime | None:

@@ -1,30 +1,32 @@
 """R34: the clock that stopped at a player's rules roll goes on once it is answered.
 
-The roll (R11's coma hour, whose PV loss was applied when the clock stopped; R13's waking
-try) is played as the clock would have played it, then the clock goes on to where it was
-going (and may stop again), then the action that moved it ends as it would have without the
-stop: a night's recovery, an hour rest's 1D4, a fight's new round (`DueRoll.then`, kept with
-the request as data, `lapse.ENDINGS`).
+The roll (R11's coma hour, R13's waking try) is played as the clock would have played it, then
+the clock goes on to where it was going (and may stop again), then the action that moved it
+ends as it would have without the stop: a night's recovery, an hour rest's 1D4, a fight's new
+round (`DueRoll.then`, kept with the request as data).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
-from .clock import _HANDLERS, run_clock
+from .clock import _ASKED, _HANDLERS, character_due, run_clock
 from .dice import DiceSource
-from .health import coma_test
-from .lapse import ENDINGS, require_due
+from .errors import NotDue
+from .fight import new_round
 from .outcome import Outcome, Transaction
+from .rest import end_hour_rest, end_night
 from .state import DEFAULT_RULESET, CampaignState, Ruleset
 from .text import moment_text
 
-# The roll each stop leaves: R11's hour already lost its PV (R34), so only its test is left.
-_ROLLS = {"coma_hour": coma_test, "wake": _HANDLERS["wake"]}
-
-__all__ = ["ENDINGS", "resume_clock"]
+# What an action that moved the clock does at its end, by `then["action"]`.
+ENDINGS: dict[str, Callable[[Transaction, dict], None]] = {
+    "night": end_night,
+    "hour_rest": end_hour_rest,
+    "new_round": new_round,
+}
 
 
 def resume_clock(
@@ -40,12 +42,24 @@ def resume_clock(
 ) -> Outcome:
     """R34: the roll the clock stopped at (`kind`, for `key`, at the clock's time), played as
     the clock would have played it, then the clock goes on to `to` (and may stop again, with
-    the same `then`), then `then`, the end of the action that moved it, if any. NotDue when
-    the rules no longer call for it (`lapse.lapse_reason`: it lapses instead)."""
-    roll = _ROLLS[kind]
-    require_due(campaign, key, kind, campaign.clock, ruleset)
+    the same `then`), then `then`, the end of the action that moved it, if any."""
+    character = campaign.character(key)
+    due = character_due(character, ruleset)
+    now_fr, now_en = moment_text(campaign.clock)
+    if kind not in _ASKED or due != (campaign.clock, kind):
+        raise NotDue(
+            f"{character.label} n’a plus de jet dû au {now_fr} (R34).",
+            f"{character.label} has no roll due at {now_en} any more (R34).",
+            rule_id="R34",
+        )
     tx = Transaction(campaign, rng, ruleset)
-    roll(tx, key)
+    _HANDLERS[kind](tx, key)
+    if not tx.checks:
+        raise NotDue(
+            f"{character.label} n’a plus de test à lancer au {now_fr} (R34).",
+            f"{character.label} has no test to roll at {now_en} any more (R34).",
+            rule_id="R34",
+        )
     tx.defer = frozenset(defer)
     target = max(to, campaign.clock)
     target_fr, target_en = moment_text(target)
