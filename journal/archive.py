@@ -1,5 +1,5 @@
-"""A whole campaign in one JSON file, and that file rebuilt in another instance (issue 12,
-"own your data").
+"""A whole campaign in one JSON file, and that file rebuilt in another instance: the GM
+owns the campaign's data and can leave this server with it, its log still verifiable.
 
 The archive holds the campaign's settings, its members' usernames and roles, its characters
 with their conditions, sequels and illness, its play sessions, and the full audit log, every

@@ -377,7 +377,10 @@ def proposal_approve(*, campaign_id: int, proposal_id: int, actor, **arguments) 
             proposed_by=proposal.proposer_name,
             **arguments,
         )
-        applied = {k: v for k, v in arguments.items() if k not in ("visibility", "dice")}
+        # What the proposal is made of (the amount, the cause…), not how the GM's form rolls it
+        # (visibility, dice, who rolls R10): only a change of those is an edit.
+        shape = ProposalForm.FIELDS[ProposalAction(proposal.action)]
+        applied = {k: v for k, v in arguments.items() if k in shape}
         edited = applied != proposal.arguments
         proposal.applied_arguments = applied if edited else None
         _close(proposal, ProposalStatus.APPROVED, actor, "applied_arguments")

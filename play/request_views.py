@@ -27,9 +27,9 @@ from campaign.permissions import get_gm_membership, get_membership
 from characters.models import Character, Kind, Severity
 from journal.texts import current_language, explanation, rule_message
 from play import parts, requests
-from play.actions import Action, ActionForm
+from play.actions import Action, ActionForm, typed_value
 from play.models import RequestKind, RollRequest
-from play.views import _action_fragments, _character, render_action_form
+from play.views import _action_fragments, _character, odds_response, render_action_form
 from rules.engine import RuleError
 
 # The answer's die: a D20 (the sequel's D6 of a waking try, or the clock's rolls after it,
@@ -223,25 +223,13 @@ def roll_ask_probability(request, campaign_id, character_id):
     campaign = membership.campaign
     form = RequestForm(request.GET, campaign=campaign, character=character)
     form.fields.pop("visibility", None)
-    if not form.is_valid():
-        name, errors = next(iter(form.errors.items()))
-        field = form.fields.get(name)
-        hint = (
-            _("— (%(field)s: %(error)s)") % {"field": field.label, "error": errors[0]}
-            if field is not None
-            else _("— (%(error)s)") % {"error": errors[0]}
-        )
-        return HttpResponse(hint, content_type="text/plain")
-    roll = requests.services.REQUEST_ROLLS["ask"](character.pk, **form.arguments())
-    try:
-        odds = requests.services.roll_odds(roll, campaign)
-    except RuleError as error:
-        return HttpResponse(
-            _("— (%(error)s)") % {"error": rule_message(error)}, content_type="text/plain"
-        )
-    if odds is None:
-        return HttpResponse(ASK_ODDS.no_test, content_type="text/plain")
-    return HttpResponse(f"{odds.percent} %", content_type="text/plain")
+    return odds_response(
+        form,
+        lambda arguments: requests.services.roll_odds(
+            requests.services.REQUEST_ROLLS["ask"](character.pk, **arguments), campaign
+        ),
+        ASK_ODDS.no_test,
+    )
 
 
 @login_required
@@ -304,11 +292,12 @@ def _typed_die(value: str) -> list[int] | str:
     text = (value or "").strip()
     if not text:
         return _("Type the die you rolled (1 to 20), or let the server roll.")
-    if not text.isdigit() or not 1 <= int(text) <= DIE_SIDES:
+    value = typed_value(text, DIE_SIDES)
+    if value is None:
         return _("“%(value)s” is not a D20 result: type a whole number from 1 to 20.") % {
             "value": text[:10]
         }
-    return [int(text)]
+    return [value]
 
 
 @login_required

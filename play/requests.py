@@ -208,6 +208,13 @@ def roll_request_answer(
     dice = list(dice or ())
     with transaction.atomic():
         request = _locked(request_id)
+        # A rules roll no longer due is not rolled: it lapses, and its clock goes on (R34).
+        lapsed = services.stale_requests_lapse(
+            campaign_id=request.campaign_id, actor=actor, character_ids=[request.character_id]
+        )
+        request.refresh_from_db(fields=["status"])
+        if request.status == RequestStatus.LAPSED:
+            return lapsed[-1]
         roll, ask = _roll_for(request)
         request.status = RequestStatus.ANSWERED
         request.closed_by = actor
@@ -278,6 +285,17 @@ def roll_request_cancel(*, request_id: int, actor) -> services.Result:
     return services.Result(_empty_outcome(), entries, [request.character_id])
 
 
+# Why a request no longer waits, for whoever tries to answer or cancel it.
+_CLOSED = {
+    RequestStatus.ANSWERED: ("Ce jet a déjà été lancé.", "This roll has already been made."),
+    RequestStatus.CANCELLED: ("Cette demande a été annulée.", "This request was cancelled."),
+    RequestStatus.LAPSED: (
+        "Ce jet n’est plus dû : la demande est devenue caduque.",
+        "This roll is no longer due: the request lapsed.",
+    ),
+}
+
+
 def _locked(request_id: int) -> RollRequest:
     """The request, pending, locked after its campaign (the order every write takes)."""
     campaign_id = RollRequest.objects.values_list("campaign_id", flat=True).get(pk=request_id)
@@ -288,12 +306,8 @@ def _locked(request_id: int) -> RollRequest:
         .get(pk=request_id)
     )
     if request.status != RequestStatus.PENDING:
-        done = request.status == RequestStatus.ANSWERED
-        raise RequestRefused(
-            "Ce jet a déjà été lancé." if done else "Cette demande a été annulée.",
-            "This roll has already been made." if done else "This request was cancelled.",
-            rule_id="R34",
-        )
+        fr, en = _CLOSED[RequestStatus(request.status)]
+        raise RequestRefused(fr, en, rule_id="R34")
     return request
 
 

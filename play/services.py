@@ -22,7 +22,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from campaign.models import Campaign, Membership, Role, Visibility
@@ -162,7 +162,7 @@ def _run(
         if fighting and character_ids is not None and campaign.fight:
             character_ids = [*character_ids, *map(int, campaign.fight["order"])]
         if holds_clock:
-            _require_clock_free(campaign)
+            _require_clock_free(campaign, actor)
         rows = _locked_rows(campaign, character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
         rng = dice_source(dice, then_server=True) if then_server else dice_source(dice)
@@ -199,6 +199,8 @@ def _run(
         if entries:
             # Inside the transaction: delivered only once it commits (journal/events.py).
             publish(campaign.pk, changed, entries[-1].pk)
+        # R34: what this action changed may leave a waiting rules roll no longer due.
+        stale_requests_lapse(campaign_id=campaign.pk, actor=actor, character_ids=rows)
     return Result(outcome, entries, changed, tuple(asked))
 
 
@@ -239,14 +241,14 @@ class ClockWaits(engine.RuleError):
     code = "clock_waits"
 
 
-def _require_clock_free(campaign: Campaign) -> None:
-    waiting = (
-        RollRequest.objects.filter(
-            campaign=campaign, status=RequestStatus.PENDING, holds_clock=True
-        )
-        .select_related("character", "character__owner")
-        .first()
+def _require_clock_free(campaign: Campaign, actor) -> None:
+    waiting = RollRequest.objects.filter(
+        campaign=campaign, status=RequestStatus.PENDING, holds_clock=True
     )
+    if waiting.exists() and stale_requests_lapse(campaign_id=campaign.pk, actor=actor):
+        # A roll no longer due lapsed and its clock went on: this action starts from there.
+        campaign.refresh_from_db()
+    waiting = waiting.select_related("character", "character__owner").first()
     if waiting is None:
         return
     name, player = waiting.character.name, _owner_name(waiting.character)
@@ -257,6 +259,91 @@ def _require_clock_free(campaign: Campaign) -> None:
         f"The clock waits for {name}'s roll ({en}, {waiting.rule_id}) asked of {player}: "
         "let them roll it, or roll it yourself from the card (R34).",
         rule_id="R34",
+    )
+
+
+# A request the rules made due, as the engine names its roll (DueRoll.kind).
+RULES_ROLL_KINDS = {request_kind: kind for kind, request_kind in _DUE_KINDS.items()}
+
+
+def stale_requests_lapse(
+    *, campaign_id: int, actor, character_ids: Iterable[int | str] | None = None
+) -> list[Result]:
+    """R34: every waiting rules roll (of those characters, or of all) that the rules no
+    longer call for lapses: the character was healed above 0 PV, stabilised, died, or is no
+    longer in the situation that made it due. The request ends as lapsed, logged, nobody
+    rolls; a clock stopped at it goes on from where it stopped (and may stop again), then
+    the action that moved it ends. No state leaves a request that nobody can close."""
+    pending = RollRequest.objects.filter(
+        campaign_id=campaign_id, status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS)
+    )
+    if character_ids is not None:
+        pending = pending.filter(character_id__in=[int(pk) for pk in character_ids])
+    ids = list(pending.values_list("pk", flat=True))
+    results = []
+    if not ids:
+        return results
+    with transaction.atomic():
+        Campaign.objects.select_for_update().get(pk=campaign_id)  # every write's lock order
+        for pk in ids:
+            # Read again: a lapse before it may have let the clock go on and lapsed it too.
+            request = (
+                RollRequest.objects.select_for_update(of=("self",))
+                .select_related("character", "character__owner", "requested_by")
+                .filter(pk=pk, status=RequestStatus.PENDING)
+                .first()
+            )
+            if request is None:
+                continue
+            campaign = Campaign.objects.get(pk=campaign_id)
+            rows = _locked_rows(campaign, [request.character_id])
+            state = rows_state.campaign_state(campaign, rows.values())
+            kind = RULES_ROLL_KINDS[RequestKind(request.kind)]
+            key = str(request.character_id)
+            if not engine.rules_roll_due(state, key, kind, rows_state.ruleset_for(campaign)):
+                results.append(_lapse(request, actor, kind))
+    return results
+
+
+def _lapse(request: RollRequest, actor, kind: str) -> Result:
+    request.status = RequestStatus.LAPSED
+    request.closed_by = actor if getattr(actor, "pk", None) else None
+    request.closed_at = timezone.now()
+    request.result_fr = "plus dû : personne ne le lance"
+    request.result_en = "no longer due: nobody rolls it"
+    request.save()
+    Character.objects.filter(pk=request.character_id).update(version=F("version") + 1)
+    key, to = str(request.character_id), request.clock_target
+    label_fr, label_en = REQUEST_LABELS[RequestKind(request.kind)]
+    player = _owner_name(request.character)
+
+    def note(action, outcome, rows):
+        said = (
+            f"{label_fr} demandé à {player} : le jet n’est plus dû, la demande devient caduque",
+            f"{label_en} asked of {player}: the roll is no longer due, the request lapses",
+        )
+        return [_request_draft(request, actor, said=said)]
+
+    return _run(
+        campaign_id=request.campaign_id,
+        actor=actor,
+        action="roll_request",
+        operation=lambda t: engine.lapse_roll(
+            t.state,
+            key,
+            kind,
+            rng=t.rng,
+            to=to,
+            ruleset=t.ruleset,
+            defer=t.defer,
+            then=request.clock_then or None,
+        ),
+        # A clock that goes on moves the whole party, as the clock does.
+        character_ids=None if to is not None else [request.character_id],
+        visibility=request.visibility or None,
+        # The campaign's setting as it is now: turned off meanwhile, the clock runs on.
+        ask_players=None,
+        note=note,
     )
 
 
@@ -1009,7 +1096,7 @@ def fight_next_turn(
 
     def operation(t: _Table) -> engine.Outcome:
         if engine.moves_clock(t.state, t.ruleset):
-            _require_clock_free(t.campaign)
+            _require_clock_free(t.campaign, actor)
         return engine.next_turn(t.state, rng=t.rng, ruleset=t.ruleset, defer=t.defer)
 
     return _on_party(

@@ -407,7 +407,7 @@ ROUTES = [
         ),
     ),
     Route("character_card", ("get",), _c("character_card", "pc"), OWNER),
-    # The sheet's live roll feed (issue 13): what the sheet shows, as the sheet is refused.
+    # The sheet's live roll feed: what the sheet shows, as the sheet is refused.
     Route("character_feed", ("get",), _c("character_feed", "pc"), OWNER),
     Route(
         "check_probability",
@@ -577,7 +577,7 @@ def world(world):
     """The shared world with one action in the log (so a play session and an entry to undo)."""
     result = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
     world.entry = result.entries[0]
-    # A sealed roll (issue 13): a test only the GM sees, for the reveal's route.
+    # A sealed roll: a test only the GM sees, for the reveal's route.
     check = {"stat": "INS", "skill": "Guet", "difficulty": "10"}
     sealed = run(world.campaign, world.gm, "check", check, character=world.pc, visibility="gm")
     world.sealed = sealed.entries[0]

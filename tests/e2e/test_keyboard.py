@@ -1,4 +1,4 @@
-"""The GM's dashboard without a mouse (issue 11), at 1440x900, DEBUG on and off: the skip
+"""The GM's dashboard without a mouse, at 1440x900, DEBUG on and off: the skip
 link, j/k and the arrows between characters, d/h/f with an amount, r with the test's odds
 shown before rolling, Escape closing a panel and giving the focus back, u, c, t in a fight,
 and ? for the list of shortcuts. After every step the page is whole, no console or htmx error

@@ -1,4 +1,4 @@
-"""The services' contract (DESIGN.md, "How a change flows"), not the rules' arithmetic.
+"""The services' contract (docs/architecture.md, "How a change flows"), not the rules' arithmetic.
 
 tests/rules proves what each rule does to an engine state; these prove what every service does
 around the engine: it is reachable by name with keyword-only arguments; the rows read back give
@@ -300,8 +300,16 @@ def test_it_is_called_by_name_with_keyword_arguments_only(world, name):
 
 
 def test_every_public_function_of_the_module_is_a_service_or_a_named_helper():
-    # roll_run and roll_odds: the R34 answers' way through the runner (play/requests.py).
-    helpers = {"dice_source", "gm_modifiers", "action_odds", "roll_run", "roll_odds"}
+    # roll_run and roll_odds: the R34 answers' way through the runner (play/requests.py);
+    # stale_requests_lapse: R34's lapse, run by the runner and the answers themselves.
+    helpers = {
+        "dice_source",
+        "gm_modifiers",
+        "action_odds",
+        "roll_run",
+        "roll_odds",
+        "stale_requests_lapse",
+    }
     public = {
         name
         for name, value in vars(services).items()
@@ -712,7 +720,7 @@ def test_it_is_delivered_once_committed_and_never_for_a_rollback(world):
 
 
 # ---------------------------------------------------------------------------------------------
-# The campaign's settings reach the engine (RULES.md: every Choice is a campaign setting)
+# The campaign's settings reach the engine (docs/rules.md: every Choice is a campaign setting)
 
 
 def test_r10_the_campaigns_coma_delay_sets_when_borrowed_time_ends(world):

@@ -1,6 +1,6 @@
 """Creating and editing a character: through the services, on the log like any action.
 
-Nothing changes off the log (issue 10): the edit form's every changed field gets an entry with
+Nothing changes off the log: the edit form's every changed field gets an entry with
 before and after, PV and Flux set by hand go through the engine so their rules follow (R10's
 Survie test, R26's Exténué), a lowered maximum brings the current value down (R1), and open
 cards update (the write publishes the character and bumps its version).
