@@ -74,3 +74,17 @@ def test_r33_a_new_round_forgets_who_had_their_turn():
     state = new_round(state).state
     assert state.fight.done == () and state.fight.current == "aria"
     assert budgets(state)["aria"] == (2, 1)
+
+
+def test_r9_r33_a_roll_a_rounds_length_brings_takes_typed_dice():
+    from rules.engine import Ruleset, ScriptedDice, Vital, next_turn
+    from tests.rules.util import EVENING, campaign, hero
+
+    hourly = Ruleset(round_seconds=3600)
+    asleep = hero("a", pv=-1, vital=Vital.STABILISED, stabilised_at=EVENING)
+    state = start(campaign(asleep, hero("b")), ("b",), ruleset=hourly).state
+    typed = ScriptedDice([18, 3], typed_in=True)  # the try's D20, then the sequel's D6
+    outcome = next_turn(state, rng=typed, ruleset=hourly)
+    [try_] = outcome.checks
+    assert try_.rule_id == "R13" and try_.typed_in and try_.natural == 18
+    assert outcome.character("a").vital is Vital.UP and outcome.state.fight.round == 2
