@@ -518,7 +518,7 @@ def walk_chain_parallel(campaign_id: int, *, workers: int = 2) -> ChainWalk:
         initargs=(database_name,),
     ) as pool:
         later = [
-            pool.submit(chain_worker.walk, campaign_id, first, limit, previous, seq)
+            pool.submit(walk_part, campaign_id, first, limit, previous, seq)
             for (first, seq, previous), limit in zip(starts, limits[1:], strict=True)
         ]
         walks = [walk_part(campaign_id, None, limits[0], "", 1)]

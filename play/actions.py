@@ -108,7 +108,7 @@ class WhoRollsField(forms.TypedChoiceField):
         )
 
 
-def who_rolls(form, name="ask_player"):
+def who_rolls(form, name="ask_players"):
     """The form's choice (True: the players roll), or None to follow the campaign."""
     if name not in form.fields or name not in form.data:
         return None
@@ -124,20 +124,20 @@ class DamageForm(ActionForm):
     amount = amount_field(_("Damage"))
     ignores_pa = forms.BooleanField(label=_("Ignores PA"), required=False)
     cause = forms.CharField(label=_("Cause (for a later sequel)"), max_length=200, required=False)
-    ask_player = WhoRollsField(_("Survie at 0 PV (R10) rolled by"))
+    ask_players = WhoRollsField(_("Survie at 0 PV (R10) rolled by"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         character = self.character
         if character is None or character.kind != "pc" or character.owner_id is None:
-            del self.fields["ask_player"]  # no player to ask (R34)
+            del self.fields["ask_players"]  # no player to ask (R34)
         else:
-            self.fields["ask_player"].initial = (
+            self.fields["ask_players"].initial = (
                 "players" if self.campaign.players_roll_rules else "server"
             )
 
     def service_arguments(self):
-        return super().service_arguments() | {"ask_player": who_rolls(self)}
+        return super().service_arguments() | {"ask_players": who_rolls(self)}
 
     def arguments(self):
         data = self.cleaned_data
@@ -204,11 +204,12 @@ class RemoveConditionForm(ConditionForm):
         causes: dict[str, list[str]] = {}
         for condition in self.character.conditions.all() if self.character else ():
             causes.setdefault(condition.kind, []).append(cause_text(condition.cause)[lang])
-        self.fields["kind"].choices = [
-            (kind, f"{label} ({', '.join(causes[kind])})")
-            for kind, label in ConditionKind.choices
-            if kind in causes
-        ]
+        if causes:  # with none, the rules refuse with their own reason (R26)
+            self.fields["kind"].choices = [
+                (kind, f"{label} ({', '.join(causes[kind])})")
+                for kind, label in ConditionKind.choices
+                if kind in causes
+            ]
 
 
 class StabiliseForm(ActionForm):
@@ -405,7 +406,7 @@ class AsksPlayersForm(PartyForm):
         )
 
     def service_arguments(self):
-        return super().service_arguments() | {"ask_players": who_rolls(self, "ask_players")}
+        return super().service_arguments() | {"ask_players": who_rolls(self)}
 
 
 class ClockForm(AsksPlayersForm):

@@ -4,7 +4,7 @@ The GM starts a fight with the characters ticked, in the order they are listed (
 has no initiative rule: the app rolls none), moves combatants up or down, spends their actions
 and reflexes, passes to the next turn (and round) and ends the fight. A player whose campaign
 lets them roll (R9, `can_roll_for`) spends their own character's actions and reflexes from
-the fight strip on their phone. Every write is one service of play/services.py.
+the fight strip on their phone. Every write is one service of play/services/.
 
 From the dashboard (htmx), the outcome goes to the fight's own result slot (#result-fight),
 and the fight section, the cards whose seat moved and the log are redrawn out of band; a
@@ -33,7 +33,7 @@ from characters.models import Character
 from journal.texts import explanation, rule_message
 from play import parts, selectors, services
 from play.actions import DiceField
-from play.views import _action_fragments
+from play.views import action_fragments
 from rules.engine import RuleError
 
 # The turn is announced at the table: everyone sees the fight's entries, so that every phone
@@ -100,7 +100,7 @@ def _done(request, membership, result):
     """A fight action went through: its outcome where the GM looks, or back to the page."""
     lines = explanation(result.outcome)
     if _from_dashboard(request):
-        context = _action_fragments(request, membership, result, slot=parts.FIGHT, lines=lines)
+        context = action_fragments(request, membership, result, slot=parts.FIGHT, lines=lines)
         return render(request, "play/_action_result.html", context)
     if not request.htmx:  # htmx takes only the fight strip of the page it is sent back to
         for line in lines:

@@ -22,7 +22,7 @@ from play.forms import CharacterForm
 from rules.engine import RuleError
 
 
-def _character(membership, character_id) -> Character:
+def campaign_character(membership, character_id) -> Character:
     return get_object_or_404(
         Character.objects.select_related("campaign", "owner"),
         pk=character_id,
@@ -41,7 +41,7 @@ def character_create(request, campaign_id):
 @require_http_methods(["GET", "POST"])
 def character_edit(request, campaign_id, character_id):
     membership = get_gm_membership(request, campaign_id)
-    return _character_form(request, membership, _character(membership, character_id))
+    return _character_form(request, membership, campaign_character(membership, character_id))
 
 
 def _character_form(request, membership, character):
@@ -67,6 +67,8 @@ def _character_form(request, membership, character):
                 messages.success(request, _("%(name)s saved.") % {"name": name})
                 for line in explanation(result.outcome):
                     messages.info(request, line)
+                if character.pk is None and "another" in request.POST:
+                    return redirect("character_create", campaign.pk)
                 return redirect("character", campaign.pk, character.pk or result.character_ids[0])
         status = 400
     return render(
@@ -87,7 +89,7 @@ def character_sheet(request, campaign_id, character_id):
     return player.sheet_response(request, membership, character)
 
 
-def _action_fragments(request, membership, result, *, slot, lines, closed_panel=None):
+def action_fragments(request, membership, result, *, slot, lines, closed_panel=None):
     """An action's (or an undo's) htmx answer: its result in `slot`, and every part of the
     page it may have changed (its cards, the clock and scene, the party bar, the log).
 
@@ -116,7 +118,7 @@ def character_action(request, campaign_id, character_id, action):
     spec = ACTIONS.get(action)
     if spec is None:
         raise Http404
-    return _run_action(request, membership, spec, _character(membership, character_id))
+    return _run_action(request, membership, spec, campaign_character(membership, character_id))
 
 
 def _run_action(request, membership, spec, character=None):
@@ -173,7 +175,7 @@ def render_action_form(request, context, status: int = 200):
 def _after_action(request, membership, result, character=None):
     if request.htmx:
         slot = parts.slot_for(character)
-        context = _action_fragments(
+        context = action_fragments(
             request,
             membership,
             result,
@@ -240,7 +242,7 @@ def action_probability(request, campaign_id, character_id, action):
     spec = ACTIONS.get(action)
     if spec is None or action not in services.ROLLS:
         raise Http404
-    character = _character(membership, character_id)
+    character = campaign_character(membership, character_id)
     form = spec.form(request.GET, campaign=membership.campaign, character=character)
     return _odds_answer(form, membership.campaign, character, action)
 
@@ -405,7 +407,7 @@ def entry_undo(request, campaign_id, entry_id, whole_action=False):
         context["refusal"] = rule_message(error)
         return render(request, template, context, status=400)
     if slot:
-        context = _action_fragments(
+        context = action_fragments(
             request, membership, result, slot=slot, lines=parts.undo_lines(result.entries)
         )
         return render(request, "play/_action_result.html", context)

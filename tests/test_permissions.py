@@ -210,6 +210,14 @@ ROUTES = [
         refuses=(),  # a plain function: any method
     ),
     Route(
+        "favicon",
+        ("get",),
+        lambda w: reverse("favicon"),
+        EVERYONE,
+        ok={"get": Answer(301)},
+        refuses=(),  # a plain function: any method
+    ),
+    Route(
         "set_language",
         ("post",),
         lambda w: reverse("set_language"),

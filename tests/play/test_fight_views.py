@@ -15,6 +15,7 @@ from campaign.models import Campaign
 from characters.models import Condition
 from journal.models import AuditEntry
 from play import services
+from play.services import runner
 from tests.helpers import db_state
 from tests.play.test_actions import HTMX, from_dashboard
 
@@ -381,11 +382,11 @@ def test_r33_the_turn_passing_publishes_both_seats_though_the_log_names_none(wor
     seen = []
     original = live.publish
     live_publish = lambda campaign_id, ids, log_id: seen.append(list(ids))  # noqa: E731
-    services.publish = live_publish
+    runner.publish = live_publish
     try:
         result = services.fight_next_turn(campaign_id=world.campaign.pk, actor=world.gm)
     finally:
-        services.publish = original
+        runner.publish = original
     assert {e.character_id for e in result.entries} == {None}
     assert seen == [sorted([world.pc.pk, world.npc.pk])]  # Gaspard's seat did not move
     assert result.character_ids == sorted([world.pc.pk, world.npc.pk])

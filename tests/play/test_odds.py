@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from characters.models import Character, Condition, Sequel
 from play import parts, services
+from play.services import runner
 from rules.engine import NotStabilised
 from tests.helpers import db_state
 
@@ -37,7 +38,7 @@ def played_on_every_face(monkeypatch, world, service, **arguments) -> Fraction:
     test's successes."""
     wins = 0
     for face in range(1, 21):
-        monkeypatch.setattr(services, "dice_source", lambda typed, face=face: FirstFace(face))
+        monkeypatch.setattr(runner, "dice_source", lambda typed, face=face: FirstFace(face))
         savepoint = transaction.savepoint_create()
         result = service(actor=world.gm, **arguments)
         transaction.savepoint_rollback(savepoint)

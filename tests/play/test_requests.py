@@ -90,7 +90,7 @@ def test_r34_setting_off_the_server_rolls_r10_as_before(campaign, gm, pc):
 
 
 def test_r34_the_gm_asks_for_r10_by_hand_from_the_damage(campaign, gm, player, pc):
-    result = services.character_damage(character_id=pc.pk, actor=gm, amount=13, ask_player=True)
+    result = services.character_damage(character_id=pc.pk, actor=gm, amount=13, ask_players=True)
     [request] = result.requests
     # The GM rolls it instead (R34): the same R10 test, logged as the GM's.
     requests.roll_request_answer(request_id=request.pk, actor=gm, dice=[3])

@@ -24,15 +24,16 @@ def _gm_forms(world):
             {"stat": "ADR", "skill": "Saut", "difficulty": "10", "visibility": "everyone"},
         ),
         "damage": (action("damage"), {"amount": "3", "visibility": "everyone"}),
-        "create": (
-            reverse("character_create", args=[campaign.pk]),
-            character_data(campaign, pv="0", visibility="everyone"),
+        # Set to 0 PV by hand, R10's Survie may be typed in.
+        "edit": (
+            reverse("character_edit", args=[campaign.pk, pc.pk]),
+            character_data(campaign, name=pc.name, pv="0", visibility="everyone"),
         ),
     }
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["no-js", "htmx"])
-@pytest.mark.parametrize("form", ["check", "damage", "create"])
+@pytest.mark.parametrize("form", ["check", "damage", "edit"])
 @pytest.mark.parametrize("typed", NOT_DICE)
 def test_r9_the_gms_forms_refuse_what_is_not_a_die(gm_client, world, form, typed, htmx):
     url, data = _gm_forms(world)[form]
