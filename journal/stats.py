@@ -9,16 +9,28 @@ player once the GM has revealed it (`readable_results`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+
 from campaign.models import Membership
-from journal.models import EntryKind
+from journal.charts import session_bounds
+from journal.models import EntryKind, PlaySession
 from journal.undone import undone_batches
 from journal.visibility import readable_results, visible_entries
 from rules.engine import parse_dice
 from rules.engine.errors import RuleError
-from rules.engine.fairness import FACES, MINIMUM_ROLLS, Fairness, fairness
+from rules.engine.fairness import (
+    FACES,
+    MIN_EXPECTED_PER_FACE,
+    MINIMUM_ROLLS,
+    Fairness,
+    Verdict,
+    fairness,
+)
 
 SURVIE = "Survie"
 SERVER = "server"  # the roller of what no person did: the clock, the rules
@@ -57,6 +69,14 @@ class Tally:
     @property
     def typed_fairness(self) -> Fairness:
         return fairness(self.typed_faces)
+
+    @property
+    def server_histogram(self) -> Histogram:
+        return histogram(self.server_fairness)
+
+    @property
+    def typed_histogram(self) -> Histogram:
+        return histogram(self.typed_fairness)
 
     @property
     def d20_rolls(self) -> int:
@@ -102,10 +122,16 @@ def d20_faces(roll: dict) -> list[int]:
     return list(roll.get("dice", ())) if expr.sides == FACES else []
 
 
-def dice_story(membership: Membership) -> DiceStory:
-    """The campaign's dice as `membership` may see them, what stands only."""
+def dice_story(membership: Membership, session: PlaySession | None = None) -> DiceStory:
+    """The campaign's dice (or one play session's) as `membership` may see them, what stands
+    only."""
     campaign = membership.campaign
     entries = visible_entries(membership).filter(kind=EntryKind.ROLL, field="")
+    if session is not None:
+        start, end = session_bounds(session)
+        entries = entries.filter(created_at__gte=start)
+        if end is not None:
+            entries = entries.filter(created_at__lt=end)
     entries = readable_results(membership, entries)
     undone = undone_batches(campaign.pk)
     if undone:
@@ -138,9 +164,7 @@ def dice_story(membership: Membership) -> DiceStory:
             tallies.append(character)
         faces = d20_faces(roll)
         is_test = "natural" in roll and "success" in roll
-        odds = (
-            Fraction(passing_faces(roll, campaign.natural_extremes), FACES) if is_test else None
-        )
+        odds = Fraction(passing_faces(roll, campaign.natural_extremes), FACES) if is_test else None
         for tally in tallies:
             target = tally.typed_faces if typed_in else tally.server_faces
             for face in faces:
@@ -165,3 +189,82 @@ def dice_story(membership: Membership) -> DiceStory:
         server=server,
         typed=typed,
     )
+
+
+@dataclass
+class Bar:
+    face: int
+    count: int
+    x: float
+    y: float
+    height: float
+
+
+@dataclass
+class Histogram:
+    """The 20 faces as bars, with the count a fair die would give each, in drawing units."""
+
+    fairness: Fairness
+    bars: list[Bar]
+    expected_y: float
+    top: int
+    width: int = 420
+    height: int = 150
+
+    @property
+    def verdict(self) -> str:
+        return verdict_text(self.fairness)
+
+    @property
+    def rolls(self) -> int:
+        return self.fairness.rolls
+
+
+HIST_LEFT, HIST_BOTTOM, HIST_TOP = 30, 20, 8
+
+
+def histogram(found: Fairness) -> Histogram:
+    width, height = 420, 150
+    top = max(max(found.counts), math.ceil(found.expected), 1)
+    plot_h = height - HIST_BOTTOM - HIST_TOP
+    step = (width - HIST_LEFT - 4) / FACES
+    bars = []
+    for face, count in enumerate(found.counts, start=1):
+        h = round(count / top * plot_h, 1)
+        x = round(HIST_LEFT + (face - 1) * step + 1, 1)
+        bars.append(Bar(face, count, x, round(height - HIST_BOTTOM - h, 1), h))
+    expected_y = round(height - HIST_BOTTOM - found.expected / top * plot_h, 1)
+    return Histogram(found, bars, expected_y, top, width, height)
+
+
+def _percent(p: float) -> str:
+    """A chance as a French reader reads it: « 43 % », « 0,4 % », « moins de 0,01 % »."""
+    if p < 0.0001:
+        return _("less than 0.01%")
+    value = p * 100
+    digits = 0 if value >= 10 else 1 if value >= 1 else 2
+    return _("%(value)s%%") % {"value": number_format(round(value, digits), digits)}
+
+
+def verdict_text(found: Fairness) -> str:
+    """The verdict in plain words; the p-value said as how often a fair die would do as much."""
+    if found.verdict is Verdict.NONE:
+        return _(
+            "No verdict yet: %(rolls)s of the %(minimum)s rolls the test needs (%(per_face)s "
+            "expected on each of the 20 faces; with fewer, its answer would not mean what it says)."
+        ) % {"rolls": found.rolls, "minimum": MINIMUM_ROLLS, "per_face": MIN_EXPECTED_PER_FACE}
+    chance = _percent(found.p_value)
+    if found.verdict is Verdict.SUSPICIOUS:
+        return _(
+            "Suspicious: a fair die would stray this far from even faces in %(chance)s of such "
+            "series, less than once in a thousand. Check the die, or how it is rolled."
+        ) % {"chance": chance}
+    if found.verdict is Verdict.WATCH:
+        return _(
+            "Unusual: a fair die strays this far in %(chance)s of such series. Worth watching, "
+            "not a proof: among many dice looked at, some look like this by chance."
+        ) % {"chance": chance}
+    return _(
+        "Nothing says this die is unfair: a fair die strays this far or further in %(chance)s of "
+        "such series. That is not a proof that it is fair, only that it has not shown otherwise."
+    ) % {"chance": chance}
