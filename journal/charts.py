@@ -62,6 +62,12 @@ class Moment:
     kind: str
     label: str
     x: float = 0.0
+    level: int = 0  # its place among the moments of the same instant
+
+    @property
+    def mark_x(self) -> float:
+        """Moments of one instant print their marks side by side, not over each other."""
+        return self.x + 10 * self.level
 
     @property
     def mark(self) -> str:
@@ -107,6 +113,12 @@ class Chart:
     days: list[tuple[float, str]]
     width: int = WIDTH
     height: int = TOP + 2 * PANEL + GAP + BOTTOM
+
+    @property
+    def unchanged(self) -> list[str]:
+        """The quantities with no change in view: no line is drawn for them."""
+        drawn = {line.name for line in self.lines}
+        return [name for name in ("PV", "Flux") if name not in drawn]
 
     @property
     def empty(self) -> bool:
@@ -285,8 +297,11 @@ def _draw(chart: Chart, character) -> None:
     def x_of(at: datetime) -> float:
         return round(LEFT + (at - start).total_seconds() / span * plot * 0.96)
 
+    stacked: dict[float, int] = {}
     for moment in chart.moments:
         moment.x = x_of(moment.at)
+        moment.level = stacked.get(moment.x, 0)
+        stacked[moment.x] = moment.level + 1
     panels = (
         ("pv", "PV", getattr(character, "pv_max", 0), TOP),
         ("flux", "Flux", getattr(character, "flux_max", 0), TOP + PANEL + GAP),
@@ -313,6 +328,8 @@ def _draw(chart: Chart, character) -> None:
                 columns[-1][1].append(value)
             else:
                 columns.append((round(x), [value]))
+        # Before its first change in view, a line holds that change's `before`: from the start.
+        columns[0] = (LEFT, columns[0][1])
         path = []
         for x, column in columns:
             ys = (
