@@ -2,10 +2,11 @@
 no script, allowed by the CSP, printable, coloured by the stylesheet's variables so that it
 follows light and dark), with the moments that matter marked and a table saying the same.
 
-Only what stands is drawn (an undone change and the undo that reverted it both drop out: the
-line is the one of a campaign where the action was never played), and only what the viewer
-may see: the entries come from `journal.visibility.visible_entries`, and a change the viewer
-may not see never moves their line (the next one they see steps from where their line was).
+Only what counts is drawn (journal/standing.py: an undone change and the undo that reverted it
+both drop out; the line is the one of a campaign where the action was never played), and only
+what the viewer may see: the entries come from `journal.visibility.visible_entries`, and a
+change the viewer may not see never moves their line (the next one they see steps from where
+their line was).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from django.db.models import Q
 
 from campaign.models import Membership, PartyVisibility
 from journal.models import EntryKind, PlaySession
+from journal.standing import standing
 from journal.texts import in_language
-from journal.undone import undone_by
 from journal.visibility import visible_entries
 from rules.engine.text import CONDITION_TEXT, moment_text
 
@@ -174,13 +175,13 @@ def _rows(membership: Membership, character_ids, session: PlaySession | None):
         entries = entries.filter(created_at__gte=start)
         if end is not None:
             entries = entries.filter(created_at__lt=end)
-    # An undo's own entries revert what they undo: with the undone entries, they drop out.
-    entries = entries.filter(reverts__isnull=True)
-    undone = undone_by(membership.campaign_id)
+    # What was played only: an undone change and the standing undo that took it back both
+    # drop out (journal/standing.py).
+    entries = standing(membership.campaign_id).counted(entries)
     rows = entries.order_by().values_list(
         "id", "character_id", "game_time", "field", "before", "after", "rule_id", "batch"
     )
-    return [row for row in rows.iterator(chunk_size=5000) if row[0] not in undone]
+    return list(rows.iterator(chunk_size=5000))
 
 
 def character_charts(

@@ -2,9 +2,9 @@
 roll's exact odds promised, natural 1s and 20s, Survie passed and failed; the D20's faces,
 server dice and dice typed in apart, each with a chi-square verdict (rules/engine/fairness.py).
 
-Only what stands counts (an action undone did not happen), and only what the viewer may read:
-the entries come from `journal.visibility.visible_entries`, and a sealed roll counts for a
-player once the GM has revealed it (`readable_results`).
+Only what counts after the undos (journal/standing.py: an action undone did not happen), and
+only what the viewer may read: the entries come from `journal.visibility.visible_entries`, and
+a sealed roll counts for a player once the GM has revealed it (`readable_results`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from campaign.models import Membership
 from journal.charts import session_bounds
 from journal.models import EntryKind, PlaySession
-from journal.undone import undone_batches
+from journal.standing import standing
 from journal.visibility import readable_results, visible_entries
 from rules.engine import parse_dice
 from rules.engine.errors import RuleError
@@ -133,9 +133,8 @@ def dice_story(membership: Membership, session: PlaySession | None = None) -> Di
         if end is not None:
             entries = entries.filter(created_at__lt=end)
     entries = readable_results(membership, entries)
-    undone = undone_batches(campaign.pk)
-    if undone:
-        entries = entries.exclude(batch__in=undone)
+    # An action undone as a whole did not happen: its rolls are out of every count.
+    entries = standing(campaign.pk).counted(entries)
     roles = {
         m.user_id: ("gm" if m.is_gm else "player")
         for m in campaign.memberships.order_by().only("user_id", "role")
