@@ -13,16 +13,16 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from django.db.models import Q
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from campaign.models import Membership
+from campaign.models import Membership, PartyVisibility, Visibility
 from journal.charts import session_bounds
-from journal.models import EntryKind, PlaySession
+from journal.models import DiceTally, EntryKind, PlaySession
 from journal.standing import standing
-from journal.visibility import readable_results, visible_entries
-from rules.engine import parse_dice
-from rules.engine.errors import RuleError
+from journal.tally import d20_faces, passing_faces
+from journal.visibility import readable_results, sees_every_entry, visible_entries
 from rules.engine.fairness import (
     FACES,
     MIN_EXPECTED_PER_FACE,
@@ -92,39 +92,87 @@ class DiceStory:
     minimum: int = MINIMUM_ROLLS
 
 
-def passing_faces(roll: dict, natural_extremes: bool) -> int:
-    """How many of the 20 faces pass this test: as written with the roll; for a roll written
-    before the odds were kept, rebuilt from its terms (R6 is known only from an odd face, R5's
-    option is the campaign's as it is now)."""
-    kept = roll.get("passing_faces")
-    if isinstance(kept, int):
-        return kept
-    bonus = roll.get("stat_value", 0) + sum(m.get("value", 0) for m in roll.get("modifiers", ()))
-    odd_zero = roll.get("die_rule") == "R6"
-    passing = 0
-    for natural in range(1, FACES + 1):
-        if natural_extremes and natural in (1, FACES):
-            passing += natural == FACES
-            continue
-        value = 0 if odd_zero and natural % 2 else natural
-        passing += value + bonus >= roll.get("difficulty", 0)
-    return passing
-
-
-def d20_faces(roll: dict) -> list[int]:
-    """The D20 faces a roll entry holds: a test's natural die, or a plain roll's d20s."""
-    if "natural" in roll:
-        return [roll["natural"]]
-    try:
-        expr = parse_dice(roll.get("expression", ""))
-    except RuleError:
-        return []
-    return list(roll.get("dice", ())) if expr.sides == FACES else []
-
-
 def dice_story(membership: Membership, session: PlaySession | None = None) -> DiceStory:
     """The campaign's dice (or one play session's) as `membership` may see them, what stands
-    only."""
+    only. The whole campaign reads the tally kept with the log (journal/tally.py), a session
+    the log itself (a session is short)."""
+    if session is None:
+        return kept_story(membership)
+    return log_story(membership, session)
+
+
+def _tally_for(tallies: dict, key, label: str, role: str) -> Tally:
+    found = tallies.get(key)
+    if found is None:
+        found = tallies[key] = Tally(key, label, role)
+    return found
+
+
+def kept_story(membership: Membership) -> DiceStory:
+    """`log_story` of the whole campaign, read from the kept tally's few rows, filtered for
+    the viewer as `journal.visibility` filters the rolls they stand for (tests/journal hold
+    the two side by side)."""
+    campaign = membership.campaign
+    rows = DiceTally.objects.filter(campaign_id=campaign.pk)
+    if not sees_every_entry(membership):
+        rows = rows.filter(Q(visibility=Visibility.EVERYONE) | Q(revealed=True))
+        if campaign.party_visibility != PartyVisibility.BARS:
+            # Rolls are neither vital state nor conditions: only one's own and the party's.
+            rows = rows.filter(
+                Q(character__isnull=True) | Q(character__owner_id=membership.user_id)
+            )
+    roles = _roles(campaign)
+    rollers: dict[object, Tally] = {}
+    characters: dict[object, Tally] = {}
+    server = Tally(SERVER, "", SERVER)
+    typed = Tally("typed", "")
+    for row in rows.order_by("pk"):
+        role = roles.get(row.actor_id, "player") if row.actor_id is not None else SERVER
+        tallies = [
+            _tally_for(rollers, row.actor_id, row.actor_name, role),
+            typed if row.typed_in else server,
+        ]
+        if row.character_id is not None:
+            tallies.append(_tally_for(characters, row.character_id, row.character_name, ""))
+        for tally in tallies:
+            tally.tests += row.tests
+            tally.successes += row.successes
+            tally.expected += Fraction(row.passing, FACES)
+            tally.natural_1 += row.natural_1
+            tally.natural_20 += row.natural_20
+            tally.survie_passed += row.survie_passed
+            tally.survie_failed += row.survie_failed
+            target = tally.typed_faces if row.typed_in else tally.server_faces
+            for i, count in enumerate(row.faces or ()):
+                target[i] += count
+    return _story(rollers, characters, server, typed)
+
+
+def _roles(campaign) -> dict:
+    return {
+        m.user_id: ("gm" if m.is_gm else "player")
+        for m in campaign.memberships.order_by().only("user_id", "role")
+    }
+
+
+def _story(rollers, characters, server, typed) -> DiceStory:
+    order = {"gm": 0, "player": 1, SERVER: 2}
+    return DiceStory(
+        rollers=sorted(
+            (t for t in rollers.values() if t.tests or t.d20_rolls),
+            key=lambda t: (order[t.role], t.label.lower()),
+        ),
+        characters=sorted(
+            (t for t in characters.values() if t.tests or t.d20_rolls),
+            key=lambda t: t.label.lower(),
+        ),
+        server=server,
+        typed=typed,
+    )
+
+
+def log_story(membership: Membership, session: PlaySession | None = None) -> DiceStory:
+    """The dice's story read from the log's rolls (one session's, or the whole campaign's)."""
     campaign = membership.campaign
     entries = visible_entries(membership).filter(kind=EntryKind.ROLL, field="")
     if session is not None:
@@ -135,10 +183,7 @@ def dice_story(membership: Membership, session: PlaySession | None = None) -> Di
     entries = readable_results(membership, entries)
     # An action undone as a whole did not happen: its rolls are out of every count.
     entries = standing(campaign.pk).counted(entries)
-    roles = {
-        m.user_id: ("gm" if m.is_gm else "player")
-        for m in campaign.memberships.order_by().only("user_id", "role")
-    }
+    roles = _roles(campaign)
     rollers: dict[object, Tally] = {}
     characters: dict[object, Tally] = {}
     server = Tally(SERVER, "", SERVER)
@@ -181,13 +226,7 @@ def dice_story(membership: Membership, session: PlaySession | None = None) -> Di
                     tally.survie_passed += 1
                 else:
                     tally.survie_failed += 1
-    order = {"gm": 0, "player": 1, SERVER: 2}
-    return DiceStory(
-        rollers=sorted(rollers.values(), key=lambda t: (order[t.role], t.label.lower())),
-        characters=sorted(characters.values(), key=lambda t: t.label.lower()),
-        server=server,
-        typed=typed,
-    )
+    return _story(rollers, characters, server, typed)
 
 
 @dataclass
