@@ -330,7 +330,8 @@ def _draw(chart: Chart, character) -> None:
             else:
                 columns.append((round(x), [value]))
         # Before its first change in view, a line holds that change's `before`: from the start.
-        columns[0] = (LEFT, columns[0][1])
+        if columns[0][0] > LEFT:
+            columns.insert(0, (LEFT, [columns[0][1][0]]))
         path = []
         for x, column in columns:
             ys = (

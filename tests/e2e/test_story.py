@@ -81,6 +81,7 @@ def test_the_charts_and_the_dice_story_read_on_a_laptop_and_a_phone(
     box = chart.locator("svg").bounding_box()
     assert box["width"] <= SCREENS[screen]["width"] and box["height"] > 100
     page.screenshot(path=artifacts / f"story-{screen}-character-chart.png", full_page=True)
+    chart.screenshot(path=artifacts / f"story-{screen}-chart-only.png")
     chart.get_by_text("La courbe en tableau").click()
     expect(chart.locator("table")).to_contain_text("séquelle")
     _clean(page, console_errors, screen)

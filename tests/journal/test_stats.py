@@ -186,3 +186,16 @@ def test_the_sheet_and_the_filtered_history_show_the_chart(campaign, pc, gm, pla
     assert 'data-testid="character-chart"' in sheet.content.decode()
     history = player_client.get(reverse("history", args=[campaign.pk]) + f"?character={pc.pk}")
     assert 'data-testid="character-chart"' in history.content.decode()
+
+
+def test_a_line_holds_its_first_value_until_its_first_change(campaign, pc, gm):
+    services.character_damage(character_id=pc.pk, actor=gm, amount=2, ignores_pa=True)
+    services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=120, dice=[])
+    services.flux_spend(character_id=pc.pk, actor=gm, amount=3)  # 7 → 4, two hours later
+    chart = character_chart(_member(campaign, gm), pc)
+    flux = next(line for line in chart.lines if line.name == "Flux")
+    move, start_y, level, *rest = flux.path.split(" ")
+    # From the left edge at 7, level until the spend, then down to 4: not 4 from the start.
+    assert move == "M40"
+    assert level.startswith("H") and level != "H40"
+    assert rest[0] != f"V{start_y}"  # it steps down at the spend
