@@ -1,5 +1,7 @@
 """The pictures and the dice's story at 1,000 and 1,000,000 audit entries (PostgreSQL): the
 statistics page, a character's whole-campaign chart and, to compare them with, a history page.
+`chart` is Bastien's (every PV change of the bulk rows is his: a third of the log), `chart_rolls`
+Aveline's (only rolls: the chart reads her entries and draws nothing).
 
 Run: `DATABASE_URL=postgres://… .venv/bin/python bench/story.py`. Like bench/history.py (whose
 campaigns it builds, with the same bulk rows: a third rolls, two thirds PV changes, three
@@ -38,11 +40,15 @@ from characters.models import Character
 
 
 def urls(campaign) -> dict[str, str]:
+    # The bulk rows give Aveline every roll and Bastien every PV change (a third of the log
+    # each): Bastien's chart is the worst case, every one of his changes read and drawn.
     aveline = Character.objects.get(campaign=campaign, name="Aveline")
+    bastien = Character.objects.get(campaign=campaign, name="Bastien")
     return {
         "history": f"/c/{campaign.pk}/history/",
         "statistics": f"/c/{campaign.pk}/statistics/",
-        "chart": f"/c/{campaign.pk}/characters/{aveline.pk}/chart/",
+        "chart": f"/c/{campaign.pk}/characters/{bastien.pk}/chart/",
+        "chart_rolls": f"/c/{campaign.pk}/characters/{aveline.pk}/chart/",
     }
 
 
@@ -75,7 +81,7 @@ def run() -> None:
     small, big = urls(campaigns[history.SMALL]), urls(campaigns[history.BIG])
     medians: dict[tuple[str, str, int], float] = {}
     for who, client in clients.items():
-        for name in ("history", "statistics", "chart"):
+        for name in ("history", "statistics", "chart", "chart_rolls"):
             started = time.perf_counter()
             pair = history.measure_pair(client, small[name], big[name])
             for n, (median, p95, queries) in zip((history.SMALL, history.BIG), pair, strict=True):
@@ -87,7 +93,7 @@ def run() -> None:
             print(f"    ({time.perf_counter() - started:.0f} s)", flush=True)
     for who in clients:
         base = medians[(who, "history", history.BIG)]
-        for name in ("statistics", "chart"):
+        for name in ("statistics", "chart", "chart_rolls"):
             ratio = medians[(who, name, history.BIG)] / base
             print(
                 f"{who}: {name} at {history.BIG:,} entries over the history page: {ratio:.1f}x "
