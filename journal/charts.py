@@ -17,11 +17,11 @@ from datetime import datetime, timedelta
 from django.db.models import Q
 
 from campaign.models import Membership, PartyVisibility
-from journal.models import EntryKind, PlaySession
+from journal.models import AuditEntry, EntryKind, PlaySession
 from journal.standing import standing
 from journal.texts import in_language
 from journal.visibility import visible_entries
-from rules.engine.text import CONDITION_TEXT, moment_text
+from rules.engine.text import CONDITION_TEXT, game_day, moment_text
 
 CHART_FIELDS = ("pv", "flux", "vital", "conditions", "sequels")
 REST_RULES = {
@@ -54,6 +54,7 @@ MARKS = {
 WIDTH = 720
 PANEL = 120  # height of the PV panel and of the Flux panel
 LEFT, RIGHT, TOP, GAP, BOTTOM = 40, 10, 10, 26, 24
+MARK_SPAN = 10  # the drawing's units one mark of a kind stands for
 
 
 @dataclass
@@ -63,7 +64,12 @@ class Moment:
     kind: str
     label: str
     x: float = 0.0
-    level: int = 0  # its place among the moments of the same instant
+    level: int = 0  # its place among the marks that meet
+    times: int = 1  # the moments of its kind this mark stands for
+
+    @property
+    def title(self) -> str:
+        return self.label if self.times == 1 else f"{self.label} ×{self.times}"
 
     @property
     def mark_x(self) -> float:
@@ -112,6 +118,7 @@ class Chart:
     moments: list[Moment]
     lines: list[Line]
     days: list[tuple[float, str]]
+    marks: list[Moment] = field(default_factory=list)  # what the drawing marks (`_draw`)
     width: int = WIDTH
     height: int = TOP + 2 * PANEL + GAP + BOTTOM
 
@@ -166,15 +173,32 @@ def session_bounds(session: PlaySession) -> tuple[datetime, datetime | None]:
     return session.started_at, following
 
 
+def in_session(entries, session: PlaySession):
+    """`entries` narrowed to a play session's span. The entries before it are found from the
+    newest down on the campaign's index, and the rest read from that id up: a recent session
+    of a long campaign costs its own entries, not the campaign's (a campaign's entries are
+    written in time order, under its lock)."""
+    start, end = session_bounds(session)
+    before = (
+        AuditEntry.objects.filter(campaign_id=session.campaign_id, created_at__lt=start)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    )
+    if before is not None:
+        entries = entries.filter(id__gt=before)
+    entries = entries.filter(created_at__gte=start)
+    if end is not None:
+        entries = entries.filter(created_at__lt=end)
+    return entries
+
+
 def _rows(membership: Membership, character_ids, session: PlaySession | None):
     entries = visible_entries(membership).filter(
         character_id__in=character_ids, kind=EntryKind.CHANGE, field__in=CHART_FIELDS
     )
     if session is not None:
-        start, end = session_bounds(session)
-        entries = entries.filter(created_at__gte=start)
-        if end is not None:
-            entries = entries.filter(created_at__lt=end)
+        entries = in_session(entries, session)
     # What was played only: an undone change and the standing undo that took it back both
     # drop out (journal/standing.py).
     entries = standing(membership.campaign_id).counted(entries)
@@ -298,11 +322,21 @@ def _draw(chart: Chart, character) -> None:
     def x_of(at: datetime) -> float:
         return round(LEFT + (at - start).total_seconds() / span * plot * 0.96)
 
-    stacked: dict[float, int] = {}
+    # One mark per kind and stretch of MARK_SPAN units, side by side when they meet: a long
+    # campaign's thousands of moments stay a readable row (the table lists each one).
+    marks: dict[tuple[int, str], Moment] = {}
+    stacked: dict[int, int] = {}
     for moment in chart.moments:
         moment.x = x_of(moment.at)
-        moment.level = stacked.get(moment.x, 0)
-        stacked[moment.x] = moment.level + 1
+        place = (moment.x // MARK_SPAN, moment.kind)
+        mark = marks.get(place)
+        if mark is not None:
+            mark.times += 1
+            continue
+        marks[place] = moment
+        moment.level = stacked.get(moment.x // MARK_SPAN, 0)
+        stacked[moment.x // MARK_SPAN] = moment.level + 1
+    chart.marks = list(marks.values())
     panels = (
         ("pv", "PV", getattr(character, "pv_max", 0), TOP),
         ("flux", "Flux", getattr(character, "flux_max", 0), TOP + PANEL + GAP),
@@ -348,13 +382,13 @@ def _draw(chart: Chart, character) -> None:
         )
     day, last = None, None
     for step in steps:
-        label = in_language(*moment_text(step.at)).split(",")[0]
-        if label != day:
+        number = game_day(step.at)
+        if number != day:
             x = x_of(step.at)
             if last is None or x - last > 70:
-                chart.days.append((x, label))
+                chart.days.append((x, in_language(f"jour {number}", f"day {number}")))
                 last = x
-            day = label
+            day = number
 
 
 def chartable_characters(membership: Membership):

@@ -18,7 +18,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from campaign.models import Membership, PartyVisibility, Visibility
-from journal.charts import session_bounds
+from journal.charts import in_session
 from journal.models import DiceTally, EntryKind, PlaySession
 from journal.standing import standing
 from journal.tally import d20_faces, passing_faces
@@ -176,10 +176,7 @@ def log_story(membership: Membership, session: PlaySession | None = None) -> Dic
     campaign = membership.campaign
     entries = visible_entries(membership).filter(kind=EntryKind.ROLL, field="")
     if session is not None:
-        start, end = session_bounds(session)
-        entries = entries.filter(created_at__gte=start)
-        if end is not None:
-            entries = entries.filter(created_at__lt=end)
+        entries = in_session(entries, session)
     entries = readable_results(membership, entries)
     # An action undone as a whole did not happen: its rolls are out of every count.
     entries = standing(campaign.pk).counted(entries)

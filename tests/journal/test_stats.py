@@ -199,3 +199,17 @@ def test_a_line_holds_its_first_value_until_its_first_change(campaign, pc, gm):
     assert move == "M40"
     assert level.startswith("H") and level != "H40"
     assert rest[0] != f"V{start_y}"  # it steps down at the spend
+
+
+def test_a_sessions_chart_and_luck_hold_that_session_only(campaign, pc, gm):
+    services.character_damage(character_id=pc.pk, actor=gm, amount=2, ignores_pa=True)
+    _check(campaign, pc, gm, 5)
+    session = journal_services.session_start(campaign_id=campaign.pk, user=gm)
+    services.character_damage(character_id=pc.pk, actor=gm, amount=3, ignores_pa=True)
+    _check(campaign, pc, gm, 20)
+    member = _member(campaign, gm)
+    assert [s.pv for s in character_chart(member, pc, session=session).steps] == [9, 6]
+    assert [s.pv for s in character_chart(member, pc).steps] == [11, 9, 6]
+    (isaure,) = dice_story(member, session).characters
+    assert (isaure.tests, isaure.natural_20) == (1, 1)
+    assert dice_story(member).characters[0].tests == 2
