@@ -38,7 +38,7 @@ from django.utils import timezone
 
 from campaign.models import Campaign, Membership
 from characters.models import Character, Condition, Illness, Sequel
-from journal import audit
+from journal import audit, tally
 from journal.models import AuditEntry, PlaySession
 
 FORMAT = "chroniqueur-campaign-archive"
@@ -375,6 +375,8 @@ def campaign_import(*, data: dict, held_seal: str | None = None) -> Campaign:
         problem = audit.verify_chain(campaign)
         if problem is not None:
             raise ArchiveError(refusal(problem))
+        # The entries came without the audit writer: the dice's tally is derived from them.
+        tally.rebuild(campaign)
     return campaign
 
 
