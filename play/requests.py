@@ -48,9 +48,10 @@ class Odds:
     rule_id: str
 
 
-def _roll_for(request: RollRequest) -> tuple[Roll, bool]:
+def _roll_for(request: RollRequest) -> tuple[Roll, bool | None]:
     """The roll an answer plays, as the GM's own service would, and whether the players'
-    rules rolls stay theirs afterwards (the clock going on may stop again, R34)."""
+    rules rolls stay theirs afterwards (the clock going on may stop again, R34: None, the
+    campaign's setting as it is now)."""
     arguments = request.arguments or {}
     pk = request.character_id
     kind = request.kind
@@ -63,7 +64,9 @@ def _roll_for(request: RollRequest) -> tuple[Roll, bool]:
     clock_kind = "coma_hour" if kind == RequestKind.COMA_HOUR else "wake"
     target = request.clock_target or request.due_at
     then = request.clock_then or None
-    return REQUEST_ROLLS["clock_resume"](pk, kind=clock_kind, to=target, then=then), True
+    # The clock going on may stop again, for the players while the campaign's setting says so.
+    roll = REQUEST_ROLLS["clock_resume"](pk, kind=clock_kind, to=target, then=then)
+    return roll, None
 
 
 def request_odds(request: RollRequest, campaign: Campaign, character=None) -> Odds | None:

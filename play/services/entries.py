@@ -115,6 +115,7 @@ def _check_draft(action, check, rows) -> audit.Draft:
             "difficulty": check.difficulty,
             "success": check.success,
             "extreme": check.extreme,
+            "passing_faces": check.passing_faces,
         },
         typed_in=check.typed_in,
         text_fr=f"{check.rule_id} · {check.text_fr}",

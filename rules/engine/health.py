@@ -17,7 +17,7 @@ from .availability import (
     require_wake,
 )
 from .checks import MEDECINE, SURVIE, plan_raw_check, require_conscious, roll_check, roll_planned
-from .conditions import drop_conditions, effective, put_condition
+from .conditions import drop_conditions, effective, put_condition, rebudget
 from .dice import D6, DiceSource
 from .errors import (
     InvalidAmount,
@@ -62,9 +62,11 @@ def capped(current: int, gain: int, maximum: int) -> int:
 def set_vital(
     tx: Transaction, key: str, vital: Vital, rule_id: str, *, by_gm: bool = False
 ) -> None:
+    before = tx.char(key)
     tx.set(key, "vital", vital, rule_id, by_gm=by_gm)
     fr, en = VITAL_TEXT[vital]
     tx.say(rule_id, f"désormais {fr}", f"now {en}", key)
+    rebudget(tx, key, before, rule_id)
 
 
 def clear_timers(tx: Transaction, key: str, rule_id: str, *, by_gm: bool = False) -> None:

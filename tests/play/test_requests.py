@@ -393,3 +393,17 @@ def test_r34_r33_a_round_with_a_length_waits_for_the_roll_in_it(campaign, gm, pl
     requests.roll_request_answer(request_id=request.pk, actor=player, dice=[18])
     campaign.refresh_from_db()
     assert (campaign.fight["round"], campaign.fight["turn"]) == (2, 0)
+
+
+def test_r34_with_the_setting_turned_off_the_clock_a_gm_answer_lets_go_stops_no_more(
+    campaign, gm, pc
+):
+    _rules_on(campaign)
+    put(pc, vital="coma", pv=-1, next_coma_hour=at(1))
+    [request] = services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=150).requests
+    Campaign.objects.filter(pk=campaign.pk).update(players_roll_rules=False)
+    # The GM rolls the 09:00 test; the clock goes on to 10:30 and rolls 10:00's itself.
+    answer = requests.roll_request_answer(request_id=request.pk, actor=gm, dice=[15])
+    campaign.refresh_from_db()
+    assert answer.requests == () and campaign.clock == at(2.5)
+    assert not RollRequest.objects.filter(status=RequestStatus.PENDING).exists()

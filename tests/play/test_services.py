@@ -457,6 +457,8 @@ def test_a_check_entry_holds_every_term_and_says_the_die_was_typed_in(world):
         "difficulty": 12,
         "success": False,
         "extreme": None,
+        # Its terms add up to 0 (1 − 1 − 2 + 2): faces 12 to 20 pass, 9 of the 20.
+        "passing_faces": 9,
     }
     assert entry.text_fr == (
         "R5 · Survie (VAI) : 9 (d20) + 1 (VAI) − 1 (séquelle) − 2 (maladie) + 2 (MJ) "
