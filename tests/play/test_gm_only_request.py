@@ -131,3 +131,14 @@ def test_r34_a_public_request_stays_public(world, other_player_client):
     )
     history = everything(other_player_client, world, world.pc)["history"]
     assert f"{SECRET} (ADR, 12) demandé à" in history
+
+
+def test_r5_a_players_own_server_roll_logged_gm_only_is_sealed_to_them_too(world, player_client):
+    """The campaign logs rolls GM-only by default: the player's own test (the server's die)
+    is told to them as to every player, sealed, with its commitment."""
+    type(world.campaign).objects.filter(pk=world.campaign.pk).update(default_roll_visibility="gm")
+    url = reverse("character_roll", args=[world.campaign.pk, world.pc.pk])
+    data = {"stat": "ADR", "skill": SECRET, "difficulty": "12", "dice": ""}
+    page = player_client.post(url, data, follow=True).content.decode()
+    assert_sealed(page, "sheet")
+    assert "jet scellé du MJ (test)" in page and commitment(world) in page
