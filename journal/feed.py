@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from journal import standing
 from journal.models import AuditEntry
 from journal.texts import field_name, in_language
 from journal.visibility import visible_entries
@@ -119,7 +120,7 @@ class FeedItem:
 def feed(membership, character, *, size: int = FEED_SIZE) -> list[FeedItem]:
     """The `size` latest entries `membership` may see, newest first, with a toast line for
     those that moved `character`'s numbers."""
-    entries = visible_entries(membership)[:size]
+    entries = standing.mark(membership.campaign_id, visible_entries(membership)[:size])
     return [
         FeedItem(
             entry,

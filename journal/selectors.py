@@ -8,11 +8,12 @@ at the millionth, and entries added meanwhile never shift the pages already seen
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 
 from django import forms
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -197,17 +198,21 @@ def group_entries(campaign_id: int, entries: list[AuditEntry]) -> list[SessionGr
     return groups
 
 
-def batch_sizes(entries: list[AuditEntry]) -> dict:
-    """How many changes each batch on the page holds (the GM may undo a whole action)."""
+def batch_sizes(entries: list[AuditEntry], undone: Iterable[int] = ()) -> dict:
+    """How many changes that still stand each batch on the page holds (the GM may undo a
+    whole action: what was undone already is not undone twice)."""
     batches = {e.batch for e in entries if e.kind == EntryKind.CHANGE}
     if not batches:
         return {}
-    rows = (
-        AuditEntry.objects.filter(batch__in=batches, kind=EntryKind.CHANGE)
-        .values("batch")
-        .annotate(n=Count("id"))
+    undone = set(undone)
+    rows = AuditEntry.objects.filter(batch__in=batches, kind=EntryKind.CHANGE).values_list(
+        "batch", "pk"
     )
-    return {row["batch"]: row["n"] for row in rows}
+    sizes: dict = {}
+    for batch, pk in rows:
+        if pk not in undone:
+            sizes[batch] = sizes.get(batch, 0) + 1
+    return sizes
 
 
 def session_entries(membership: Membership, session: PlaySession) -> QuerySet[AuditEntry]:

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from campaign.permissions import get_gm_membership, get_membership
-from journal import exports, services
+from journal import exports, services, standing
 from journal.audit import BadSeal, Seal, check_seal, seal_for
 from journal.models import AuditEntry, PlaySession
 from journal.seals import bad_seal_message, check_message, sealed_at
@@ -51,8 +51,10 @@ def history(request, campaign_id):
     data = form.cleaned_data
     entries = filtered_entries(membership, data)
     page = keyset_page(entries, before=data.get("before"), after=data.get("after"))
+    state = standing.standing(campaign.pk)
+    standing.mark(campaign.pk, page.entries, state)
     if membership.is_gm:
-        sizes = batch_sizes(page.entries)
+        sizes = batch_sizes(page.entries, state.undone_by)
         for entry in page.entries:
             entry.batch_changes = sizes.get(entry.batch, 0)
     query = form.filter_query()
@@ -141,13 +143,17 @@ def history_export(request, campaign_id, fmt):
     lang = current_language()
     # Taken before the entries are read: the export holds at least what the seal seals.
     seal = seal_for(membership.campaign_id)
+    state = standing.standing(membership.campaign_id)
     if writer is None:
         title = _("History of %(name)s") % {"name": membership.campaign.name}
-        body = exports.as_markdown(entries, lang, title, seal=seal)
+        body = exports.as_markdown(entries, lang, title, seal=seal, state=state)
     else:
-        body = writer(entries, lang, seal=seal)
+        body = writer(entries, lang, seal=seal, state=state)
     response = StreamingHttpResponse(body, content_type=content_type)
-    filename = f"chroniqueur-{campaign_id}-history.{fmt}"
+    # A CSV holds entries only: its seal is in its name (and on the history page), where a
+    # spreadsheet does not read it as a row.
+    sealed = f"-{seal}" if fmt == "csv" else ""
+    filename = f"chroniqueur-{campaign_id}-history{sealed}.{fmt}"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
