@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -17,9 +17,9 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from journal import recap as recaps
 from journal.audit import Seal, from_json
-from journal.models import AuditEntry, EntryKind, PlaySession
-from journal.sealing import REVEAL_FIELD
+from journal.models import AuditEntry, EntryKind
 from journal.seals import seal_sentence
 from journal.standing import Standing
 from journal.texts import field_name, fight_summary, rolled_by, value_text
@@ -381,83 +381,48 @@ def _markdown_seal(seal: Seal) -> str:
     return md_escape(seal_sentence(seal)).replace(str(seal), f"`{seal}`")
 
 
-DOWN = {"borrowed_time", "coma", "dead"}
-
-
-def _new_sequels(entry: AuditEntry) -> list[dict]:
-    before = entry.before or []
-    return list((entry.after or [])[len(before) :])
-
-
-def recap_markdown(
-    session: PlaySession,
-    entries: Iterable[AuditEntry],
-    lang: str,
-    title: str,
-    seal: Seal | None = None,
-) -> str:
-    """A session's story in short: who went down, who woke with which sequel, illnesses,
-    and the notable rolls (natural 1 and 20, failed Survie tests). Entries oldest first."""
-    from rules.engine import text as engine_text
-    from rules.engine.state import Severity, Vital
-
+def recap_markdown(recap, lang: str, title: str, seal: Seal | None = None) -> str:
+    """A session's story in short (journal/recap.py): when, each character from start to
+    end, who fell, woke and died in game-time order, the notable rolls; what was undone is
+    not in it."""
     index = _lang_index(lang)
-    down, woke, ill, notable = [], [], [], []
-    rolls = changes = 0
-    for entry in entries:
-        name = md_escape(entry.character_name or "—")
-        when = game_time_text(entry.game_time)[index] if entry.game_time else ""
-        if entry.kind == EntryKind.ROLL:
-            if entry.field == REVEAL_FIELD:
-                continue  # a sealed roll revealed: the roll itself is counted, once
-            rolls += 1
-            roll = entry.roll or {}
-            natural = roll.get("natural")
-            failed_survie = roll.get("skill") == "Survie" and roll.get("success") is False
-            if natural in (1, 20) or failed_survie:
-                notable.append(f"- {when} · **{name}** · {md_escape(entry.text(lang))}")
-            continue
-        changes += 1
-        if entry.field == "vital" and entry.after in DOWN:
-            state = engine_text.VITAL_TEXT[Vital(entry.after)][index]
-            down.append(f"- {when} · **{name}** · {md_escape(state)}")
-        elif entry.field == "sequels" and _new_sequels(entry):
-            for sequel in _new_sequels(entry):
-                cause = f" ({md_escape(sequel['cause'])})" if sequel.get("cause") else ""
-                woke.append(
-                    f"- {when} · **{name}** · "
-                    + _("woke with a sequel: −1 %(stat)s") % {"stat": sequel["stat"]}
-                    + cause
-                )
-        elif entry.field == "illness" and entry.after and not entry.before:
-            severity = engine_text.SEVERITY_TEXT[Severity(entry.after["severity"])][index]
-            days = entry.after["days_left"]
-            label = f" ({md_escape(entry.after['name'])})" if entry.after.get("name") else ""
-            ill.append(
-                f"- {when} · **{name}** · {md_escape(severity)}{label} · "
-                + _("%(days)s days") % {"days": days}
-            )
-    started = timezone.localtime(session.started_at).strftime("%Y-%m-%d %H:%M")
+    real, game = recaps.when_text(recap, lang)
+    lines = [f"# {md_escape(title)}", "", md_escape(real) + ".", ""]
+    if game:
+        lines += [md_escape(game) + ".", ""]
+    lines += [recaps.summary_text(recap, lang), "", "## " + _("Characters, from start to end")]
     nobody = "- " + _("Nobody.")
-    lines = [
-        f"# {md_escape(title)}",
-        "",
-        _("Session started %(when)s. %(rolls)s rolls, %(changes)s changes.")
-        % {"when": started, "rolls": rolls, "changes": changes},
-        "",
-        "## " + _("Who went down"),
-        *(down or [nobody]),
-        "",
-        "## " + _("Who woke, with which sequel"),
-        *(woke or [nobody]),
-        "",
-        "## " + _("Illnesses"),
-        *(ill or [nobody]),
-        "",
-        "## " + _("Notable rolls (natural 1 or 20, failed Survie tests)"),
-        *(notable or ["- " + _("None.")]),
-        "",
-    ]
+    for line in recap.characters:
+        parts = []
+        for name in ("pv", "flux", "vital"):
+            start, end = line.shown("start", name, index), line.shown("end", name, index)
+            label = field_name(name)[index]
+            parts.append(f"{label} {start} → {end}" if start != end else f"{label} {end}")
+        if line.sequels:
+            parts.append(_("sequels gained: %(list)s") % {"list": ", ".join(line.sequels)})
+        parts.append(
+            _("conditions at the end: %(list)s") % {"list": line.shown("end", "conditions", index)}
+        )
+        if line.end.get("illness"):
+            illness = line.end["illness"]
+            named = f"{illness['name']}, " if illness.get("name") else ""
+            parts.append(
+                _("illness: %(what)s") % {"what": named + line.shown("end", "illness", index)}
+            )
+        lines.append(f"- **{md_escape(line.name)}** · " + md_escape(" · ".join(parts)))
+    if not recap.characters:
+        lines.append(nobody)
+    lines += ["", "## " + _("Who fell, woke and died, in order")]
+    lines += [
+        f"- {e.when} · **{md_escape(e.name)}** · {md_escape(e.text)} (`#{e.entry_id}`)"
+        for e in recap.events
+    ] or [nobody]
+    lines += ["", "## " + _("Notable rolls (natural 1 or 20, failed Survie tests)")]
+    lines += [
+        f"- {n.when} · **{md_escape(n.name)}** · {md_escape(n.text)} (`#{n.entry_id}`)"
+        for n in recap.notable
+    ] or ["- " + _("None.")]
+    lines.append("")
     if seal is not None:
         lines += ["---", "", _markdown_seal(seal), ""]
     return "\n".join(lines)

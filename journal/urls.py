@@ -25,4 +25,9 @@ urlpatterns = [
         views.session_recap,
         name="session_recap",
     ),
+    path(
+        "c/<int:campaign_id>/history/sessions/<int:session_id>/recap/",
+        views.session_recap_page,
+        name="session_recap_page",
+    ),
 ]

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaign.permissions import get_gm_membership, get_membership
 from journal import exports, services, standing
+from journal import recap as recaps
 from journal.audit import BadSeal, Seal, check_seal, seal_for
 from journal.models import AuditEntry, PlaySession
 from journal.seals import bad_seal_message, check_message, sealed_at
@@ -30,7 +31,7 @@ from journal.selectors import (
     keyset_page,
     session_entries,
 )
-from journal.texts import current_language
+from journal.texts import current_language, field_name
 
 FORMATS = {
     "csv": ("text/csv; charset=utf-8", exports.as_csv),
@@ -158,18 +159,71 @@ def history_export(request, campaign_id, fmt):
     return response
 
 
-@login_required
-@require_GET
-def session_recap(request, campaign_id, session_id):
+def _recap(request, campaign_id, session_id):
     membership = get_membership(request, campaign_id)
     session = get_object_or_404(PlaySession, pk=session_id, campaign_id=campaign_id)
     seal = seal_for(membership.campaign_id)
     entries = session_entries(membership, session).iterator(chunk_size=exports.CHUNK)
+    state = standing.standing(membership.campaign_id)
+    lang = current_language()
+    return (
+        membership,
+        session,
+        seal,
+        recaps.build(session, entries, state, lang, membership=membership),
+    )
+
+
+@login_required
+@require_GET
+def session_recap(request, campaign_id, session_id):
+    """The recap as Markdown, sealed: what was played, undone actions left out."""
+    membership, session, seal, recap = _recap(request, campaign_id, session_id)
     title = _("%(name)s: session recap") % {"name": membership.campaign.name}
-    text = exports.recap_markdown(session, entries, current_language(), title, seal=seal)
+    text = exports.recap_markdown(recap, current_language(), title, seal=seal)
     response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="recap-{session.pk}.md"'
     return response
+
+
+@login_required
+@require_GET
+def session_recap_page(request, campaign_id, session_id):
+    """The recap as a page: the same recap as the Markdown, with the seal it was read at."""
+    membership, session, seal, recap = _recap(request, campaign_id, session_id)
+    lang = current_language()
+    index = 1 if lang == "en" else 0
+    real, game = recaps.when_text(recap, lang)
+    rows = [
+        {
+            "line": line,
+            "values": [
+                (
+                    field_name(name)[index],
+                    line.shown("start", name, index),
+                    line.shown("end", name, index),
+                )
+                for name in ("pv", "flux", "vital")
+            ],
+            "conditions": line.shown("end", "conditions", index),
+            "illness": line.shown("end", "illness", index) if line.end.get("illness") else "",
+            "illness_name": (line.end.get("illness") or {}).get("name", ""),
+        }
+        for line in recap.characters
+    ]
+    context = {
+        "campaign": membership.campaign,
+        "membership": membership,
+        "session": session,
+        "recap": recap,
+        "real_when": real,
+        "game_when": game,
+        "summary": recaps.summary_text(recap, lang),
+        "rows": rows,
+        "seal": seal,
+        "seal_at": sealed_at(seal),
+    }
+    return render(request, "journal/recap.html", context)
 
 
 @login_required
