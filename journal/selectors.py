@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Membership, PartyVisibility
+from journal.lines import batches
 from journal.models import AuditEntry, EntryKind, PlaySession
 from journal.visibility import SEALED, visible_entries
 from rules.engine.text import game_day
@@ -159,6 +160,11 @@ def day_of(moment: datetime | None) -> int | None:
 class DayGroup:
     day: int | None
     entries: list[AuditEntry] = field(default_factory=list)
+
+    @property
+    def actions(self):
+        """The day's entries one line per action (journal/lines.py)."""
+        return batches(self.entries)
 
 
 @dataclass

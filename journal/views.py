@@ -52,6 +52,13 @@ def history(request, campaign_id):
     data = form.cleaned_data
     entries = filtered_entries(membership, data)
     page = keyset_page(entries, before=data.get("before"), after=data.get("after"))
+    if page.older is not None and page.entries:
+        # One line per action: the page ends with the whole of its oldest action.
+        last = page.entries[-1]
+        rest = list(entries.filter(batch=last.batch, id__lt=last.pk).order_by("-id"))
+        if rest:
+            page.entries += rest
+            page.older = rest[-1].pk if entries.filter(id__lt=rest[-1].pk).exists() else None
     state = standing.standing(campaign.pk)
     standing.mark(campaign.pk, page.entries, state)
     if membership.is_gm:

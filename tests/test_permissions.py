@@ -379,6 +379,7 @@ ROUTES = [
     Route("entry_reveal", ("post",), _c("entry_reveal", "sealed"), GM_ONLY),
     Route("session_start", ("post",), _c("session_start"), GM_ONLY),
     Route("session_recap", ("get",), _c("session_recap", "session"), MEMBERS),
+    Route("session_recap_page", ("get",), _c("session_recap_page", "session"), MEMBERS),
     # play/urls.py
     Route("campaign", ("get",), _c("campaign"), MEMBERS),
     Route(
