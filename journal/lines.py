@@ -5,6 +5,7 @@ their ids) stay one click away under it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC
 
 from journal.audit import from_json
 from journal.feed import typographic
@@ -84,6 +85,12 @@ class Action:
         return any(getattr(e, "seal_view", None) is not None for e in self.entries)
 
     @property
+    def game_hour(self) -> str:
+        """The game clock's hour the action began at (the day is the heading above it)."""
+        moment = self.first.game_time
+        return moment.astimezone(UTC).strftime("%H:%M") if moment else ""
+
+    @property
     def text(self) -> str:
         return action_text(list(reversed(self.entries)))
 
@@ -126,7 +133,10 @@ def action_text(entries: list[AuditEntry]) -> str:
         label = f"{label} ({cause})"
     if head.action == "undo":
         targets = sorted({e.reverts_id for e in changes if e.reverts_id})
-        label = f"{label} " + ", ".join(f"#{t}" for t in targets)
+        if len(targets) > 2:
+            label = f"{label} #{targets[0]}…#{targets[-1]}"
+        else:
+            label = f"{label} " + ", ".join(f"#{t}" for t in targets)
     # Per character, what moved from the first value to the last one.
     moved: dict[str, dict[str, list]] = {}
     for entry in changes:
