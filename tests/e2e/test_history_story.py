@@ -8,6 +8,8 @@ holds at least 12 actions (6 on the phone), an action opens to show its entries.
 in test-artifacts/. No console or htmx error.
 """
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import expect
 
@@ -24,6 +26,21 @@ SCREENS = {
     "laptop": ({"width": 1440, "height": 900}, 12),
     "phone": ({"width": 390, "height": 844}, 6),
 }
+
+AXE = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is (run through the
+    DevTools protocol, which the page's CSP does not govern)."""
+    page.evaluate(AXE.read_text(encoding="utf-8"))
+    result = page.evaluate("async () => (await axe.run()).violations")
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}"
+        for v in result
+        if v["impact"] in ("serious", "critical")
+    ]
+
 
 # The actions whose line starts inside the first screen.
 ON_SCREEN = """() => [...document.querySelectorAll('[data-testid=action]')]
@@ -95,6 +112,7 @@ def test_r16_the_history_and_the_recap_show_what_stands(
     expect(first).to_be_visible()
     expect(struck.get_by_test_id("undone-mark").first).to_contain_text("annulée par #")
     page.screenshot(path=artifacts / f"history-story-open-{mode}.png", full_page=False)
+    assert axe_violations(page) == []
 
     # The filters still work on actions, folded or not.
     if phone:
@@ -109,6 +127,7 @@ def test_r16_the_history_and_the_recap_show_what_stands(
     expect(page.get_by_test_id("recap-events")).not_to_contain_text("meurt")
     expect(page.get_by_test_id("recap-characters")).to_contain_text("dans le coma")
     page.screenshot(path=artifacts / f"recap-story-{mode}.png", full_page=True)
+    assert axe_violations(page) == []
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert page.evaluate("window.__htmx_errors") == []
     assert console_errors.errors == []
