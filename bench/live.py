@@ -23,7 +23,7 @@ Memory per idle connection: the RSS growth of both server processes once N clien
 connected and idle, divided by N. Targets: (b) p95 < 150 ms at 50 on the push path; the last
 line is the headline: (a) p95 at 500 clients, target < 100 ms.
 
-Rolls asked of a player (R34, issue 13): 50 phones (the player's sheet: its stream with the
+Rolls asked of a player (R34): 50 phones (the player's sheet: its stream with the
 card) and 5 GM dashboards, over both processes. Each round the GM asks a test from the card
 (POST …/ask/ to process A), then the player answers it with a server roll (POST
 …/requests/<id>/answer/ to process B). Measured from the start of each POST:

@@ -41,7 +41,7 @@ class Campaign(models.Model):
     name = models.CharField(_("name"), max_length=120)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    # The ruleset: every "Choice" of RULES.md that is a setting, with RULES.md's defaults.
+    # The ruleset: every "Choice" of docs/rules.md that is a setting, with its default there.
     stats = models.JSONField(_("statistics"), default=default_stats)
     default_difficulty = models.PositiveSmallIntegerField(
         _("default difficulty"),
@@ -86,7 +86,7 @@ class Campaign(models.Model):
         choices=PartyVisibility.choices,
         default=PartyVisibility.STATE,
     )
-    # The rest of RULES.md's Choices, with its defaults (rules.engine.Ruleset).
+    # The rest of docs/rules.md's Choices, with its defaults (rules.engine.Ruleset).
     coma_delay_minutes = models.PositiveSmallIntegerField(
         _("minutes of borrowed time before the coma"),
         default=10,
@@ -188,7 +188,7 @@ class Membership(models.Model):
     )
     role = models.CharField(_("role"), max_length=8, choices=Role.choices, default=Role.PLAYER)
     joined_at = models.DateTimeField(auto_now_add=True)
-    # The member's own choice for this campaign's dashboard (issue 11), not game state.
+    # The member's own choice for this campaign's dashboard: a preference, not game state.
     dashboard_view = models.CharField(
         _("dashboard view"),
         max_length=8,

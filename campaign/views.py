@@ -92,7 +92,7 @@ def _join_url(request, invitation) -> str:
     return request.build_absolute_uri(reverse("join", args=[invitation.token]))
 
 
-def _members_page(request, membership, invite_form, status=200):
+def members_page(request, membership, invite_form, status=200):
     campaign = membership.campaign
     members = list(campaign.memberships.select_related("user"))
     invitations = []
@@ -120,7 +120,7 @@ def _members_page(request, membership, invite_form, status=200):
 @require_GET
 def members(request, campaign_id):
     membership = get_membership(request, campaign_id)
-    return _members_page(request, membership, InvitationForm() if membership.is_gm else None)
+    return members_page(request, membership, InvitationForm() if membership.is_gm else None)
 
 
 @login_required
@@ -129,7 +129,7 @@ def invitation_create(request, campaign_id):
     membership = get_gm_membership(request, campaign_id)
     form = InvitationForm(request.POST)
     if not form.is_valid():
-        return _members_page(request, membership, form, status=400)
+        return members_page(request, membership, form, status=400)
     form.instance.campaign = membership.campaign
     form.instance.created_by = request.user
     invitation = form.save()

@@ -1,5 +1,5 @@
-"""A whole campaign in one JSON file, and that file rebuilt in another instance (issue 12,
-"own your data").
+"""A whole campaign in one JSON file, and that file rebuilt in another instance: the GM
+owns the campaign's data and can leave this server with it, its log still verifiable.
 
 The archive holds the campaign's settings, its members' usernames and roles, its characters
 with their conditions, sequels and illness, its play sessions, and the full audit log, every
@@ -38,7 +38,7 @@ from django.utils import timezone
 
 from campaign.models import Campaign, Membership
 from characters.models import Character, Condition, Illness, Sequel
-from journal import audit, standing
+from journal import audit, standing, tally
 from journal.models import AuditEntry, PlaySession
 
 FORMAT = "chroniqueur-campaign-archive"
@@ -382,6 +382,8 @@ def campaign_import(*, data: dict, held_seal: str | None = None) -> Campaign:
         problem = audit.verify_chain(campaign)
         if problem is not None:
             raise ArchiveError(refusal(problem))
+        # The entries came without the audit writer: the dice's tally is derived from them.
+        tally.rebuild(campaign)
     return campaign
 
 

@@ -34,7 +34,7 @@ from django.db import connections
 from django.utils import timezone
 
 from campaign.models import Campaign
-from journal import sealing
+from journal import sealing, tally
 from journal.models import SESSION_GAP, AuditEntry, PlaySession
 from rules import engine
 
@@ -321,6 +321,10 @@ def append(
     )
     previous = last[0] if last else ""
     seq = last[2] if last else 0
+    # An undo may take a whole action back, or bring one back: the dice's tally follows.
+    undone_before = (
+        tally.undone_batches_now(campaign.pk) if any(d.reverts for d in drafts) else None
+    )
     ring = keyring()
     key = ring.key(ring.current)
     batch = uuid.uuid4()
@@ -371,6 +375,7 @@ def append(
         entry.save()
         previous = entry.hash
         written.append(entry)
+    tally.record(campaign, written, undone_before)
     return written
 
 
@@ -518,7 +523,7 @@ def walk_chain_parallel(campaign_id: int, *, workers: int = 2) -> ChainWalk:
         initargs=(database_name,),
     ) as pool:
         later = [
-            pool.submit(chain_worker.walk, campaign_id, first, limit, previous, seq)
+            pool.submit(walk_part, campaign_id, first, limit, previous, seq)
             for (first, seq, previous), limit in zip(starts, limits[1:], strict=True)
         ]
         walks = [walk_part(campaign_id, None, limits[0], "", 1)]

@@ -1,8 +1,9 @@
 """A process that walks one part of a campaign's chain, for `audit.walk_chain_parallel`.
 
 Started with the `spawn` method (a fresh interpreter: no copy of the parent's connections,
-pool or threads), it sets Django up on the database the parent reads, then walks its part
-with `audit.walk_chain`. Nothing here imports models before `django.setup()`.
+pool or threads), it sets Django up on the database the parent reads; the parent then hands
+it `audit.walk_part`, unpickled (and journal.audit, which reads models, imported) only once
+this initializer has run. Nothing here imports models before `django.setup()`, nor journal.
 """
 
 from __future__ import annotations
@@ -18,9 +19,3 @@ def start(database_name: str) -> None:
 
     django.setup()
     settings.DATABASES["default"]["NAME"] = database_name
-
-
-def walk(campaign_id: int, first_id: int, limit: int | None, previous: str, expected: int):
-    from journal import audit
-
-    return audit.walk_part(campaign_id, first_id, limit, previous, expected)

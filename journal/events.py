@@ -1,6 +1,6 @@
 """Live updates: "these characters changed, at log id V", delivered only once committed.
 
-Writers call `publish` inside their transaction (play/services.py). Streams
+Writers call `publish` inside their transaction (play/services/). Streams
 (live/stream.py) call `subscribe` / `unsubscribe`. Between the two:
 
 - On PostgreSQL, `publish` issues `pg_notify` in the writing transaction: PostgreSQL delivers

@@ -1,6 +1,6 @@
-"""The live roll feed of a player's sheet: the latest entries of the log this member may see,
-newest first, and for those about the sheet's character a short line saying why its numbers
-just moved ("R11 · heure de coma : PV −2 → −3"), which the phone shows as a toast.
+"""The live roll feed of a character's sheet: the latest entries of the log about that
+character that this member may see, newest first, each with a short line saying why its
+numbers just moved ("R11 · heure de coma : PV −2 → −3"), which the phone shows as a toast.
 
 Which entries, and how: journal.visibility's `visible_entries`, the rule of the history, the
 stream and the exports (a GM's sealed roll reaches a player as it shows it: sealed, never its
@@ -118,9 +118,12 @@ class FeedItem:
 
 
 def feed(membership, character, *, size: int = FEED_SIZE) -> list[FeedItem]:
-    """The `size` latest entries `membership` may see, newest first, with a toast line for
-    those that moved `character`'s numbers."""
-    entries = standing.mark(membership.campaign_id, visible_entries(membership)[:size])
+    """The `size` latest entries about `character` that `membership` may see, newest first,
+    with a toast line for those that moved its numbers. A sheet's feed is its character's:
+    the party's entries are the history's."""
+    entries = standing.mark(
+        membership.campaign_id, visible_entries(membership).filter(character_id=character.pk)[:size]
+    )
     return [
         FeedItem(
             entry,

@@ -182,3 +182,47 @@ class PlaySession(models.Model):
 
     def __str__(self):
         return f"{self.campaign} · {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class DiceTally(models.Model):
+    """The dice's statistics kept in the transaction of each action (journal/tally.py): one
+    row per campaign, roller, character, dice source, visibility and reveal, so that the
+    statistics page reads a few rows instead of every roll of a long campaign.
+
+    Derived from the log only, never a source: `manage.py dice_tally` recomputes it from the
+    log and proves it equal (or rebuilds it). What stands is counted: an action undone as a
+    whole takes its rolls out, and an undo undone puts them back."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=80)
+    actor_id = models.IntegerField(null=True, blank=True)
+    actor_name = models.CharField(max_length=150, blank=True)
+    character = models.ForeignKey(
+        "characters.Character",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    character_name = models.CharField(max_length=80, blank=True)
+    typed_in = models.BooleanField(default=False)
+    visibility = models.CharField(max_length=12, choices=Visibility.choices)
+    revealed = models.BooleanField(default=False)
+    tests = models.IntegerField(default=0)
+    successes = models.IntegerField(default=0)
+    passing = models.IntegerField(default=0)  # the tests' passing faces, added up (odds × 20)
+    natural_1 = models.IntegerField(default=0)
+    natural_20 = models.IntegerField(default=0)
+    survie_passed = models.IntegerField(default=0)
+    survie_failed = models.IntegerField(default=0)
+    faces = models.JSONField(default=list)  # how many times each D20 face 1…20 came
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "key"], name="dice_tally_per_key"),
+        ]
+        verbose_name = _("dice tally")
+        verbose_name_plural = _("dice tallies")
+
+    def __str__(self):
+        return f"{self.campaign_id} {self.key}"

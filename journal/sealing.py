@@ -1,4 +1,4 @@
-"""Sealed rolls (issue 13): a roll only the GM sees shows players that it was made, what it was
+"""Sealed rolls: a roll only the GM sees shows players that it was made, what it was
 for (action, character, rule id) and a commitment to its result, never the result; the GM may
 reveal it later, and every device checks the revealed roll against the commitment it received.
 

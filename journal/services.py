@@ -27,7 +27,7 @@ NOT_SEALED, ALREADY_REVEALED = "not_sealed", "already_revealed"
 
 
 def roll_reveal(*, campaign_id: int, entry_id: int, actor) -> AuditEntry:
-    """The GM reveals a sealed roll (issue 13): a new entry, visible to everyone, with the roll
+    """The GM reveals a sealed roll: a new entry, visible to everyone, with the roll
     in full, the rule id of the roll, and in `before` what names the sealed entry (its id, seq,
     action, character name and commitment). The sealed entry itself is never changed; once
     revealed, every reader shows it in full (journal/sealing.py). Refused (`RevealRefused`) for

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from journal import views
+from journal import story_views, views
 
 urlpatterns = [
     path("c/<int:campaign_id>/history/", views.history, name="history"),
@@ -29,5 +29,12 @@ urlpatterns = [
         "c/<int:campaign_id>/history/sessions/<int:session_id>/recap/",
         views.session_recap_page,
         name="session_recap_page",
+    ),
+    path("c/<int:campaign_id>/statistics/", story_views.statistics, name="statistics"),
+    path("c/<int:campaign_id>/party-chart/", story_views.party_chart_page, name="party_chart"),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/chart/",
+        story_views.character_chart_page,
+        name="character_chart",
     ),
 ]

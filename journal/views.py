@@ -245,7 +245,7 @@ def session_start(request, campaign_id):
 @login_required
 @require_POST
 def entry_reveal(request, campaign_id, entry_id):
-    """The GM reveals a sealed roll (issue 13): a new entry everyone sees, with the roll in
+    """The GM reveals a sealed roll: a new entry everyone sees, with the roll in
     full; every open page then checks it against the commitment it holds (static/sealed.js).
     htmx gets the answer in place of the button; a plain form goes back where it came from."""
     membership = get_gm_membership(request, campaign_id)

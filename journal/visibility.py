@@ -151,3 +151,13 @@ def player_filter(membership: Membership) -> Q:
     if party == PartyVisibility.STATE:
         return public & (own | Q(kind="change", field__in=STATE_FIELDS))
     return public & own
+
+
+def readable_results(membership: Membership, entries: QuerySet[AuditEntry]) -> QuerySet[AuditEntry]:
+    """Of `entries` (from `visible_entries`), the rolls whose result this member may read: a
+    sealed roll counts for a player only once the GM has revealed it (journal/sealing.py).
+    Statistics read the results with `.values()`, so they must drop the others here."""
+    if sees_every_entry(membership):
+        return entries
+    revealed = list(sealing.reveals_by_roll(membership.campaign_id))
+    return entries.exclude(Q(visibility=Visibility.GM_ONLY) & ~Q(id__in=revealed))

@@ -19,6 +19,7 @@ import hashlib
 import json
 import re
 
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import get_script_prefix
@@ -74,7 +75,8 @@ def service_worker(request):
             "assets": json.dumps(urls),
             # The sheet pages (play/urls.py "character"), under the script prefix.
             "pages": json.dumps("^" + re.escape(prefix) + r"c/\d+/characters/\d+/$"),
-            "static_prefix": json.dumps(static("")),
+            # The storage's base, not static(""): the manifest has no entry for "" (DEBUG off).
+            "static_prefix": json.dumps(staticfiles_storage.base_url),
         },
         content_type="text/javascript; charset=utf-8",
     )

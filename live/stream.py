@@ -360,7 +360,7 @@ def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen 
         # Entries of the campaign itself have no character: the viewer may see one of them.
         of_campaign = any(e.character_id is None for e in seen)
         if of_campaign and event.character_ids:
-            # A fight's turn moves seats that no entry names (play/services.py,
+            # A fight's turn moves seats that no entry names (play/services/,
             # _seats_moved): the viewer's own characters among the event's are theirs.
             owners.update((pk, o) for pk, o in event_owners().items() if o == user_id)
         sealed = tuple((e.id, e.commitment) for e in seen if is_sealed(e))

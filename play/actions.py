@@ -6,18 +6,33 @@ A view looks an action up by name, validates its form, and calls the action's se
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from django import forms
 from django.core.validators import MaxValueValidator
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Visibility
 from characters.models import ConditionKind, Severity
 from play import services
+from rules.engine.text import cause_text
 
 MAX_AMOUNT = 999
+
+
+# ASCII digits only: str.isdigit() also accepts « ² » or « ٣ », which int() then refuses.
+_WHOLE = re.compile(r"[0-9]{1,6}")
+
+
+def typed_value(text: str, highest: int) -> int | None:
+    """A die value typed in, 1 to `highest`, or None when it is not one."""
+    if not _WHOLE.fullmatch(text):
+        return None
+    value = int(text)
+    return value if 1 <= value <= highest else None
 
 
 class DiceField(forms.CharField):
@@ -36,12 +51,13 @@ class DiceField(forms.CharField):
         text = super().to_python(value)
         values = []
         for part in text.replace(",", " ").split():
-            if not part.isdigit() or not 1 <= int(part) <= 1000:
+            value = typed_value(part, 1000)
+            if value is None:
                 raise forms.ValidationError(
                     _("“%(part)s” is not a die value: type whole numbers such as 14 or 3, 5.")
-                    % {"part": part}
+                    % {"part": part[:10]}
                 )
-            values.append(int(part))
+            values.append(value)
         return values
 
 
@@ -92,7 +108,7 @@ class WhoRollsField(forms.TypedChoiceField):
         )
 
 
-def who_rolls(form, name="ask_player"):
+def who_rolls(form, name="ask_players"):
     """The form's choice (True: the players roll), or None to follow the campaign."""
     if name not in form.fields or name not in form.data:
         return None
@@ -108,20 +124,20 @@ class DamageForm(ActionForm):
     amount = amount_field(_("Damage"))
     ignores_pa = forms.BooleanField(label=_("Ignores PA"), required=False)
     cause = forms.CharField(label=_("Cause (for a later sequel)"), max_length=200, required=False)
-    ask_player = WhoRollsField(_("Survie at 0 PV (R10) rolled by"))
+    ask_players = WhoRollsField(_("Survie at 0 PV (R10) rolled by"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         character = self.character
         if character is None or character.kind != "pc" or character.owner_id is None:
-            del self.fields["ask_player"]  # no player to ask (R34)
+            del self.fields["ask_players"]  # no player to ask (R34)
         else:
-            self.fields["ask_player"].initial = (
+            self.fields["ask_players"].initial = (
                 "players" if self.campaign.players_roll_rules else "server"
             )
 
     def service_arguments(self):
-        return super().service_arguments() | {"ask_player": who_rolls(self)}
+        return super().service_arguments() | {"ask_players": who_rolls(self)}
 
     def arguments(self):
         data = self.cleaned_data
@@ -176,6 +192,24 @@ class ConditionForm(ActionForm):
 
     def arguments(self):
         return {"kind": self.cleaned_data["kind"]}
+
+
+class RemoveConditionForm(ConditionForm):
+    """R26: the GM removes a condition the character has (every cause of it), each offered
+    with its causes; one it does not have is not offered."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        lang = 1 if translation.get_language() == "en" else 0
+        causes: dict[str, list[str]] = {}
+        for condition in self.character.conditions.all() if self.character else ():
+            causes.setdefault(condition.kind, []).append(cause_text(condition.cause)[lang])
+        if causes:  # with none, the rules refuse with their own reason (R26)
+            self.fields["kind"].choices = [
+                (kind, f"{label} ({', '.join(causes[kind])})")
+                for kind, label in ConditionKind.choices
+                if kind in causes
+            ]
 
 
 class StabiliseForm(ActionForm):
@@ -343,7 +377,7 @@ ACTIONS = {
         Action(
             "remove_condition",
             _("Remove a condition"),
-            ConditionForm,
+            RemoveConditionForm,
             services.condition_remove,
         ),
         Action("fall", _("Fall"), FallForm, services.character_fall),
@@ -372,7 +406,7 @@ class AsksPlayersForm(PartyForm):
         )
 
     def service_arguments(self):
-        return super().service_arguments() | {"ask_players": who_rolls(self, "ask_players")}
+        return super().service_arguments() | {"ask_players": who_rolls(self)}
 
 
 class ClockForm(AsksPlayersForm):

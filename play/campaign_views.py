@@ -15,7 +15,7 @@ from campaign.forms import CampaignSettingsForm, InvitationForm
 from campaign.models import Membership
 from campaign.permissions import get_gm_membership, get_membership
 from campaign.services import CampaignError
-from campaign.views import _members_page
+from campaign.views import members_page
 from journal.archive import archive_chunks
 from play import services
 
@@ -83,5 +83,5 @@ def _end_membership(request, membership, *, redirect_to):
     except CampaignError as error:
         messages.error(request, str(error))
         own = get_membership(request, membership.campaign_id)
-        return _members_page(request, own, InvitationForm() if own.is_gm else None, status=409)
+        return members_page(request, own, InvitationForm() if own.is_gm else None, status=409)
     return redirect(redirect_to)

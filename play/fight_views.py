@@ -4,7 +4,7 @@ The GM starts a fight with the characters ticked, in the order they are listed (
 has no initiative rule: the app rolls none), moves combatants up or down, spends their actions
 and reflexes, passes to the next turn (and round) and ends the fight. A player whose campaign
 lets them roll (R9, `can_roll_for`) spends their own character's actions and reflexes from
-the fight strip on their phone. Every write is one service of play/services.py.
+the fight strip on their phone. Every write is one service of play/services/.
 
 From the dashboard (htmx), the outcome goes to the fight's own result slot (#result-fight),
 and the fight section, the cards whose seat moved and the log are redrawn out of band; a
@@ -32,7 +32,8 @@ from campaign.permissions import can_roll_for, get_gm_membership, get_membership
 from characters.models import Character
 from journal.texts import explanation, rule_message
 from play import parts, selectors, services
-from play.views import _action_fragments
+from play.actions import DiceField
+from play.views import action_fragments
 from rules.engine import RuleError
 
 # The turn is announced at the table: everyone sees the fight's entries, so that every phone
@@ -43,8 +44,9 @@ MOVES = ("up", "down", "out")
 
 
 class FightStartForm(forms.Form):
-    """The characters ticked, in the order the page lists them (the GM's order, R33), and
-    those surprised (R25)."""
+    """The characters ticked, in the GM's order (R33): by the place each was given (the page
+    numbers them in the order they are ticked, static/fight.js; the GM may type them), those
+    without one after, in the order the page lists them; and those surprised (R25)."""
 
     fighters = forms.TypedMultipleChoiceField(
         label=gettext_lazy("In the fight"),
@@ -57,15 +59,30 @@ class FightStartForm(forms.Form):
 
     def __init__(self, *args, candidates, **kwargs):
         super().__init__(*args, **kwargs)
+        candidates = list(candidates)
         choices = [(c.pk, c.name) for c in candidates]
         self.fields["fighters"].choices = choices
         self.fields["surprised"].choices = choices
+        self.listed = [c.pk for c in candidates]
+        for c in candidates:
+            self.fields[f"place_{c.pk}"] = forms.IntegerField(
+                label=gettext_lazy("Place: %(name)s") % {"name": c.name},
+                required=False,
+                min_value=1,
+                max_value=len(candidates),
+            )
 
     def clean(self):
         data = super().clean()
         fighters, surprised = data.get("fighters") or [], data.get("surprised") or []
         if fighters and not set(surprised) <= set(fighters):
             raise forms.ValidationError(_("Only a character in the fight can be surprised."))
+
+        def place(pk):
+            given = data.get(f"place_{pk}")
+            return (given is None, given or 0, self.listed.index(pk))
+
+        data["fighters"] = sorted(fighters, key=place)
         return data
 
 
@@ -83,7 +100,7 @@ def _done(request, membership, result):
     """A fight action went through: its outcome where the GM looks, or back to the page."""
     lines = explanation(result.outcome)
     if _from_dashboard(request):
-        context = _action_fragments(request, membership, result, slot=parts.FIGHT, lines=lines)
+        context = action_fragments(request, membership, result, slot=parts.FIGHT, lines=lines)
         return render(request, "play/_action_result.html", context)
     if not request.htmx:  # htmx takes only the fight strip of the page it is sent back to
         for line in lines:
@@ -161,15 +178,28 @@ def fight_start(request, campaign_id):
     )
 
 
+class NextTurnForm(forms.Form):
+    """R9/R33: the dice of the rolls a round's length makes due (R11, R13), typed in from
+    physical dice like any other; empty, the server rolls them."""
+
+    dice = DiceField()
+
+
 @login_required
 @require_POST
 def fight_next_turn(request, campaign_id):
     membership = get_gm_membership(request, campaign_id)
+    form = NextTurnForm(request.POST)
+    if not form.is_valid():
+        return _refused(request, membership, " ".join(form.errors["dice"]))
     return _attempt(
         request,
         membership,
         lambda: services.fight_next_turn(
-            campaign_id=campaign_id, actor=request.user, visibility=FIGHT_VISIBILITY
+            campaign_id=campaign_id,
+            actor=request.user,
+            dice=form.cleaned_data["dice"] or None,
+            visibility=FIGHT_VISIBILITY,
         ),
     )
 

@@ -58,18 +58,30 @@ class CharacterForm(forms.ModelForm):
             )
         for name in ("pv", "pv_max", "flux", "flux_max"):
             self.fields[name].widget.attrs["inputmode"] = "numeric"
+        if self.instance.pk is None:
+            # A new character starts at its maxima unless told otherwise, and a server roll
+            # makes R10's Survie if it starts at 0 PV or less: no dice to type on creation.
+            for name in ("pv", "flux"):
+                self.fields[name].required = False
+                self.fields[name].help_text = _("Empty: the maximum.")
+            del self.fields["dice"]
 
     def stat_fields(self):
         return [self[f"stat_{code}"] for code in self.stat_codes]
 
     def other_fields(self):
-        return [self[name] for name in [*self.Meta.fields, "visibility", "dice"]]
+        names = [*self.Meta.fields, "visibility", "dice"]
+        return [self[name] for name in names if name in self.fields]
 
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("kind") == Kind.NPC and cleaned.get("owner"):
             self.add_error("owner", _("Only a player character can be given to a player."))
-        if self.instance.pk is not None:
+        if self.instance.pk is None:
+            for name in ("pv", "flux"):
+                if cleaned.get(name) is None and cleaned.get(f"{name}_max") is not None:
+                    cleaned[name] = cleaned[f"{name}_max"]
+        else:
             # A maximum lowered below an untouched current value brings it down (R1).
             for name in ("pv", "flux"):
                 value, maximum = cleaned.get(name), cleaned.get(f"{name}_max")
@@ -95,6 +107,6 @@ class CharacterForm(forms.ModelForm):
         stats = [f"stat_{code}" for code in self.stat_codes]
         if new or any(name in self.changed_data for name in stats):
             arguments["stats"] = {code: data[f"stat_{code}"] for code in self.stat_codes}
-        arguments["dice"] = data.get("dice") or None
+        arguments["dice"] = data.get("dice") or None  # absent on creation
         arguments["visibility"] = data.get("visibility") or None
         return arguments

@@ -126,6 +126,8 @@ class RequestStatus(models.TextChoices):
     PENDING = "pending", _("Pending")
     ANSWERED = "answered", _("Answered")
     CANCELLED = "cancelled", _("Cancelled")
+    # R34: the rules no longer call for the roll (healed, stabilised, dead…); nobody rolls it.
+    LAPSED = "lapsed", _("Lapsed")
 
 
 class RollRequest(models.Model):

@@ -87,7 +87,7 @@ def sheet_response(
             "fight_error": fight_error,
             # The live roll feed (journal/feed.py): what this member may see of the log.
             "feed": feed(membership, character),
-            # The GM's sealed rolls of this character, checked on the device (issue 13).
+            # The GM's sealed rolls of this character, checked on the device.
             "sealed_rolls": sealed_rolls(membership, character.pk),
             **_proposing(membership, character, proposal_form),
         },

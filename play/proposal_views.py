@@ -264,7 +264,7 @@ def _after_approval(request, membership, approved):
             messages.info(request, line)
         return redirect("campaign", membership.campaign_id)
     slot = parts.slot_for(character)
-    context = views._action_fragments(
+    context = views.action_fragments(
         request, membership, result, slot=slot, lines=lines, closed_panel=slot
     )
     html = render_to_string("play/_action_result.html", context, request=request)

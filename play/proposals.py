@@ -17,7 +17,6 @@ game's services lock the campaign before the characters.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 from django import forms
@@ -26,7 +25,6 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Campaign, Visibility
-from characters import state as rows_state
 from characters.models import Character, ConditionKind
 from journal import audit
 from journal.events import publish
@@ -180,15 +178,13 @@ class Approved:
     result: services.Result  # what the GM's action did
 
 
-def _operation(character_id: int, action: str, arguments: dict) -> services.Operation:
-    """The engine operation the GM's action would run (for `proposal_make`'s dry run)."""
-    key = str(character_id)
-    if action == ProposalAction.DAMAGE:
-        return services._damage_roll(character_id, **arguments).operation
-    if action == ProposalAction.SPEND_FLUX:
-        return lambda t: engine.spend_flux(t.state, key, arguments["amount"], ruleset=t.ruleset)
-    kind = engine.ConditionKind(arguments["kind"])
-    return lambda t: engine.add_condition(t.state, key, kind, ruleset=t.ruleset)
+# The services' own rolls for what a player may propose: the dry run plays what the GM's
+# action would play.
+_ROLLS = {
+    ProposalAction.DAMAGE: services.damage_roll,
+    ProposalAction.SPEND_FLUX: services.flux_spend_roll,
+    ProposalAction.ADD_CONDITION: services.condition_add_roll,
+}
 
 
 def _would_apply(campaign: Campaign, rows, action: str, arguments: dict) -> None:
@@ -196,11 +192,7 @@ def _would_apply(campaign: Campaign, rows, action: str, arguments: dict) -> None
     character's damage, more Flux than there is, a condition a state does not allow). Nothing
     is written; the dice rolled here are thrown away."""
     row = next(iter(rows.values()))
-    state = rows_state.campaign_state(campaign, rows.values())
-    table = services._Table(
-        campaign, rows, state, rows_state.ruleset_for(campaign), random.Random()
-    )
-    _operation(row.pk, action, arguments)(table)
+    services.roll_try(_ROLLS[action](row.pk, **arguments), campaign, rows)
 
 
 def _log(campaign, actor, proposal: Proposal, *, action, before, after, fr, en):
@@ -238,7 +230,7 @@ def proposal_make(
     campaign_id = Character.objects.values_list("campaign_id", flat=True).get(pk=character_id)
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
-        rows = services._locked_rows(campaign, [character_id], lock=False)
+        rows = services.locked_rows(campaign, [character_id], lock=False)
         character = rows[str(character_id)]
         if character.owner_id != actor.pk:
             raise NotYours(
@@ -377,7 +369,10 @@ def proposal_approve(*, campaign_id: int, proposal_id: int, actor, **arguments) 
             proposed_by=proposal.proposer_name,
             **arguments,
         )
-        applied = {k: v for k, v in arguments.items() if k not in ("visibility", "dice")}
+        # What the proposal is made of (the amount, the cause…), not how the GM's form rolls it
+        # (visibility, dice, who rolls R10): only a change of those is an edit.
+        shape = ProposalForm.FIELDS[ProposalAction(proposal.action)]
+        applied = {k: v for k, v in arguments.items() if k in shape}
         edited = applied != proposal.arguments
         proposal.applied_arguments = applied if edited else None
         _close(proposal, ProposalStatus.APPROVED, actor, "applied_arguments")

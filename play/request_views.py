@@ -26,10 +26,10 @@ from django_htmx.http import reswap, retarget
 from campaign.permissions import get_gm_membership, get_membership
 from characters.models import Character, Kind, Severity
 from journal.texts import current_language, explanation, rule_message
-from play import parts, requests
-from play.actions import Action, ActionForm
+from play import parts, requests, services
+from play.actions import Action, ActionForm, typed_value
 from play.models import RequestKind, RollRequest
-from play.views import _action_fragments, _character, render_action_form
+from play.views import action_fragments, campaign_character, odds_response, render_action_form
 from rules.engine import RuleError
 
 # The answer's die: a D20 (the sequel's D6 of a waking try, or the clock's rolls after it,
@@ -167,10 +167,10 @@ def _asked(request, membership, results, character=None):
     ]
     if request.htmx:
         slot = parts.slot_for(character)
-        merged = requests.services.Result(
+        merged = services.Result(
             results[0].outcome, entries, sorted({pk for r in results for pk in r.character_ids})
         )
-        context = _action_fragments(
+        context = action_fragments(
             request, membership, merged, slot=slot, lines=lines, closed_panel=slot
         )
         context["result"] = replace(context["result"], undo_url=None)
@@ -185,7 +185,7 @@ def _asked(request, membership, results, character=None):
 def roll_ask(request, campaign_id, character_id):
     """The GM asks the character's player for a roll (R34), from the card."""
     membership = get_gm_membership(request, campaign_id)
-    character = _character(membership, character_id)
+    character = campaign_character(membership, character_id)
     campaign = membership.campaign
     form = RequestForm(request.POST or None, campaign=campaign, character=character)
     context = {
@@ -219,29 +219,17 @@ def roll_ask_probability(request, campaign_id, character_id):
     """The odds of the roll the GM is about to ask for, as the form is typed in: a dash and
     what is missing while it is half-typed or refused (never a 4xx at each keystroke)."""
     membership = get_gm_membership(request, campaign_id)
-    character = _character(membership, character_id)
+    character = campaign_character(membership, character_id)
     campaign = membership.campaign
     form = RequestForm(request.GET, campaign=campaign, character=character)
     form.fields.pop("visibility", None)
-    if not form.is_valid():
-        name, errors = next(iter(form.errors.items()))
-        field = form.fields.get(name)
-        hint = (
-            _("— (%(field)s: %(error)s)") % {"field": field.label, "error": errors[0]}
-            if field is not None
-            else _("— (%(error)s)") % {"error": errors[0]}
-        )
-        return HttpResponse(hint, content_type="text/plain")
-    roll = requests.services.REQUEST_ROLLS["ask"](character.pk, **form.arguments())
-    try:
-        odds = requests.services.roll_odds(roll, campaign)
-    except RuleError as error:
-        return HttpResponse(
-            _("— (%(error)s)") % {"error": rule_message(error)}, content_type="text/plain"
-        )
-    if odds is None:
-        return HttpResponse(ASK_ODDS.no_test, content_type="text/plain")
-    return HttpResponse(f"{odds.percent} %", content_type="text/plain")
+    return odds_response(
+        form,
+        lambda arguments: services.roll_odds(
+            services.REQUEST_ROLLS["ask"](character.pk, **arguments), campaign
+        ),
+        ASK_ODDS.no_test,
+    )
 
 
 @login_required
@@ -304,11 +292,12 @@ def _typed_die(value: str) -> list[int] | str:
     text = (value or "").strip()
     if not text:
         return _("Type the die you rolled (1 to 20), or let the server roll.")
-    if not text.isdigit() or not 1 <= int(text) <= DIE_SIDES:
+    value = typed_value(text, DIE_SIDES)
+    if value is None:
         return _("“%(value)s” is not a D20 result: type a whole number from 1 to 20.") % {
             "value": text[:10]
         }
-    return [int(text)]
+    return [value]
 
 
 @login_required
@@ -340,7 +329,7 @@ def roll_answer(request, campaign_id, request_id):
             return redirect("campaign", campaign_id)
         return redirect("character", campaign_id, character.pk)
     slot = parts.slot_for(character)
-    context = _action_fragments(request, membership, result, slot=slot, lines=lines)
+    context = action_fragments(request, membership, result, slot=slot, lines=lines)
     if not membership.is_gm:
         # The player's answer: the roll explained under their card, which comes with it
         # (their sheet shows no other part); no Undo, which is the GM's.

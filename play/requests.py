@@ -4,10 +4,10 @@ Three services, each in one transaction with its entry in the log (rule R34, nam
 and who rolled): `roll_request_create` (the GM asks: a test, or a rules roll the state calls
 for), `roll_request_answer` (the owner rolls on the server or types the die, R9; or the GM
 rolls it instead) and `roll_request_cancel`. An answer plays the very roll the GM's own
-service plays (`services.REQUEST_ROLLS`, built on the same `_Roll`s, through the same runner),
+service plays (`REQUEST_ROLLS`, built on the same `Roll`s, through the same runner),
 so the rules apply it exactly as if the GM had rolled; a roll the clock stopped at (R11,
 R13) then lets the clock go on to where it was going. Rules rolls the clock or an action
-leave to a player are asked in that action's own transaction (`services._ask_due`).
+leave to a player are asked in that action's own transaction (`services.request_due_rolls`).
 
 Each write bumps the character's version, so its card (which shows the request) is drawn
 again and pushed live to the GM's dashboard and the player's phone.
@@ -26,8 +26,10 @@ from campaign.models import Campaign
 from characters.models import Character, Kind
 from journal import audit
 from journal.events import publish
-from play import services
 from play.models import RequestKind, RequestStatus, RollRequest
+from play.services.asking import REQUEST_LABELS, request_draft
+from play.services.character import REQUEST_ROLLS
+from play.services.runner import Result, Roll, roll_odds, run_roll, stale_requests_lapse
 from rules import engine
 from rules.engine.text import VITAL_TEXT, check_text
 
@@ -45,22 +47,25 @@ class Odds:
     rule_id: str
 
 
-def _roll_for(request: RollRequest) -> tuple[services._Roll, bool]:
+def _roll_for(request: RollRequest) -> tuple[Roll, bool | None]:
     """The roll an answer plays, as the GM's own service would, and whether the players'
-    rules rolls stay theirs afterwards (the clock going on may stop again, R34)."""
+    rules rolls stay theirs afterwards (the clock going on may stop again, R34: None, the
+    campaign's setting as it is now)."""
     arguments = request.arguments or {}
     pk = request.character_id
     kind = request.kind
     if kind in ASKED_BY_HAND:
-        return services.REQUEST_ROLLS["ask"](pk, kind=kind, **arguments), False
+        return REQUEST_ROLLS["ask"](pk, kind=kind, **arguments), False
     if kind == RequestKind.DEATHS_DOOR:
-        return services.REQUEST_ROLLS["deaths_door"](pk), False
+        return REQUEST_ROLLS["deaths_door"](pk), False
     if kind == RequestKind.SLEEP:
-        return services.REQUEST_ROLLS["sleep"](pk), False
+        return REQUEST_ROLLS["sleep"](pk), False
     clock_kind = "coma_hour" if kind == RequestKind.COMA_HOUR else "wake"
     target = request.clock_target or request.due_at
     then = request.clock_then or None
-    return services.REQUEST_ROLLS["clock_resume"](pk, kind=clock_kind, to=target, then=then), True
+    # The clock going on may stop again, for the players while the campaign's setting says so.
+    roll = REQUEST_ROLLS["clock_resume"](pk, kind=clock_kind, to=target, then=then)
+    return roll, None
 
 
 def request_odds(request: RollRequest, campaign: Campaign, character=None) -> Odds | None:
@@ -71,7 +76,7 @@ def request_odds(request: RollRequest, campaign: Campaign, character=None) -> Od
     roll, _ask = _roll_for(request)
     rows = {str(character.pk): character} if character is not None else None
     try:
-        odds = services.roll_odds(roll, campaign, rows)
+        odds = roll_odds(roll, campaign, rows)
     except engine.RuleError:
         return None
     if odds is None:
@@ -88,7 +93,7 @@ def _write(campaign, request, actor, *, said=None):
     entries = audit.append(
         campaign=campaign,
         actor=actor,
-        drafts=[services._request_draft(request, actor, said=said)],
+        drafts=[request_draft(request, actor, said=said)],
     )
     publish(campaign.pk, [request.character_id], entries[-1].pk)
     return entries
@@ -107,7 +112,7 @@ def roll_request_create(
     name: str = "",
     sequel_cause: str = "",
     visibility: str | None = None,
-) -> services.Result:
+) -> Result:
     """The GM asks the character's player for a roll (R34): a test (R5: `stat`, `skill`,
     `difficulty`, `modifier`), a waking try (R13) or Constitution on falling ill (R28), or
     R10's Survie when it is due. Refused (`RuleError`) when the character has no player,
@@ -171,7 +176,7 @@ def roll_request_create(
         # The roll the rules would refuse now is refused now, with their reason; its odds
         # name its rule (R5, R10, R13, R28).
         roll, _ask = _roll_for(request)
-        odds = services.roll_odds(roll, campaign)
+        odds = roll_odds(roll, campaign)
         if odds is None:
             raise RequestRefused(
                 f"{character.name} n’a aucun test à lancer pour cela maintenant.",
@@ -182,12 +187,12 @@ def roll_request_create(
         request.save()
         _bump(character.pk)
         entries = _write(campaign, request, actor)
-    return services.Result(_empty_outcome(), entries, [character.pk], (request,))
+    return Result(_empty_outcome(), entries, [character.pk], (request,))
 
 
 def roll_requests_create(
     *, campaign_id: int, actor, character_ids: Iterable[int], **arguments
-) -> list[services.Result]:
+) -> list[Result]:
     """The same test asked of several players at once (the party bar): one request each, all
     or none (a refusal names the character and nothing is asked)."""
     with transaction.atomic():
@@ -199,15 +204,20 @@ def roll_requests_create(
         ]
 
 
-def roll_request_answer(
-    *, request_id: int, actor, dice: Iterable[int] | None = None
-) -> services.Result:
+def roll_request_answer(*, request_id: int, actor, dice: Iterable[int] | None = None) -> Result:
     """The roll asked for, by the player (server roll, or `dice` typed in, R9) or by the GM
     instead; through the same runner and operation as the GM's own roll. The answer's R34
     entry (who asked, who rolled, how) is in the roll's own batch."""
     dice = list(dice or ())
     with transaction.atomic():
         request = _locked(request_id)
+        # A rules roll no longer due is not rolled: it lapses, and its clock goes on (R34).
+        lapsed = stale_requests_lapse(
+            campaign_id=request.campaign_id, actor=actor, character_ids=[request.character_id]
+        )
+        request.refresh_from_db(fields=["status"])
+        if request.status == RequestStatus.LAPSED:
+            return lapsed[-1]
         roll, ask = _roll_for(request)
         request.status = RequestStatus.ANSWERED
         request.closed_by = actor
@@ -221,7 +231,7 @@ def roll_request_answer(
 
         def note(action, outcome, rows):
             return [
-                services._request_draft(
+                request_draft(
                     request,
                     actor,
                     said=(
@@ -231,8 +241,9 @@ def roll_request_answer(
                 )
             ]
 
-        result = services.roll_run(
+        result = run_roll(
             roll,
+            then_server=True,
             actor=actor,
             dice=dice or None,
             visibility=request.visibility or None,
@@ -246,7 +257,7 @@ def roll_request_answer(
     return result
 
 
-def roll_request_cancel(*, request_id: int, actor) -> services.Result:
+def roll_request_cancel(*, request_id: int, actor) -> Result:
     """The GM withdraws a request they chose to make; nothing of the character changes. A
     roll the rules made due is refused: it stays due, and the clock (with the night, the rest
     or the round that moved it) waits for it, so the GM rolls it instead (R34)."""
@@ -275,7 +286,18 @@ def roll_request_cancel(*, request_id: int, actor) -> services.Result:
                 f"request cancelled by {actor.get_username()}",
             ),
         )
-    return services.Result(_empty_outcome(), entries, [request.character_id])
+    return Result(_empty_outcome(), entries, [request.character_id])
+
+
+# Why a request no longer waits, for whoever tries to answer or cancel it.
+_CLOSED = {
+    RequestStatus.ANSWERED: ("Ce jet a déjà été lancé.", "This roll has already been made."),
+    RequestStatus.CANCELLED: ("Cette demande a été annulée.", "This request was cancelled."),
+    RequestStatus.LAPSED: (
+        "Ce jet n’est plus dû : la demande est devenue caduque.",
+        "This roll is no longer due: the request lapsed.",
+    ),
+}
 
 
 def _locked(request_id: int) -> RollRequest:
@@ -288,12 +310,8 @@ def _locked(request_id: int) -> RollRequest:
         .get(pk=request_id)
     )
     if request.status != RequestStatus.PENDING:
-        done = request.status == RequestStatus.ANSWERED
-        raise RequestRefused(
-            "Ce jet a déjà été lancé." if done else "Cette demande a été annulée.",
-            "This roll has already been made." if done else "This request was cancelled.",
-            rule_id="R34",
-        )
+        fr, en = _CLOSED[RequestStatus(request.status)]
+        raise RequestRefused(fr, en, rule_id="R34")
     return request
 
 
@@ -342,7 +360,7 @@ def request_label(request: RollRequest, lang: int) -> str:
         if arguments.get("modifier"):
             parts.append(f"{words[1]} {arguments['modifier']:+d}")
         return " · ".join(parts) + f" ({request.rule_id})"
-    fr, en = services.REQUEST_LABELS[RequestKind(request.kind)]
+    fr, en = REQUEST_LABELS[RequestKind(request.kind)]
     return f"{(fr, en)[lang]} ({request.rule_id})"
 
 

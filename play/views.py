@@ -4,6 +4,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
@@ -21,7 +22,7 @@ from play.forms import CharacterForm
 from rules.engine import RuleError
 
 
-def _character(membership, character_id) -> Character:
+def campaign_character(membership, character_id) -> Character:
     return get_object_or_404(
         Character.objects.select_related("campaign", "owner"),
         pk=character_id,
@@ -40,7 +41,7 @@ def character_create(request, campaign_id):
 @require_http_methods(["GET", "POST"])
 def character_edit(request, campaign_id, character_id):
     membership = get_gm_membership(request, campaign_id)
-    return _character_form(request, membership, _character(membership, character_id))
+    return _character_form(request, membership, campaign_character(membership, character_id))
 
 
 def _character_form(request, membership, character):
@@ -66,6 +67,8 @@ def _character_form(request, membership, character):
                 messages.success(request, _("%(name)s saved.") % {"name": name})
                 for line in explanation(result.outcome):
                     messages.info(request, line)
+                if character.pk is None and "another" in request.POST:
+                    return redirect("character_create", campaign.pk)
                 return redirect("character", campaign.pk, character.pk or result.character_ids[0])
         status = 400
     return render(
@@ -86,7 +89,7 @@ def character_sheet(request, campaign_id, character_id):
     return player.sheet_response(request, membership, character)
 
 
-def _action_fragments(request, membership, result, *, slot, lines, closed_panel=None):
+def action_fragments(request, membership, result, *, slot, lines, closed_panel=None):
     """An action's (or an undo's) htmx answer: its result in `slot`, and every part of the
     page it may have changed (its cards, the clock and scene, the party bar, the log).
 
@@ -115,7 +118,7 @@ def character_action(request, campaign_id, character_id, action):
     spec = ACTIONS.get(action)
     if spec is None:
         raise Http404
-    return _run_action(request, membership, spec, _character(membership, character_id))
+    return _run_action(request, membership, spec, campaign_character(membership, character_id))
 
 
 def _run_action(request, membership, spec, character=None):
@@ -172,7 +175,7 @@ def render_action_form(request, context, status: int = 200):
 def _after_action(request, membership, result, character=None):
     if request.htmx:
         slot = parts.slot_for(character)
-        context = _action_fragments(
+        context = action_fragments(
             request,
             membership,
             result,
@@ -239,45 +242,53 @@ def action_probability(request, campaign_id, character_id, action):
     spec = ACTIONS.get(action)
     if spec is None or action not in services.ROLLS:
         raise Http404
-    character = _character(membership, character_id)
+    character = campaign_character(membership, character_id)
     form = spec.form(request.GET, campaign=membership.campaign, character=character)
     return _odds_answer(form, membership.campaign, character, action)
 
 
 def _odds_answer(form, campaign, character, action):
-    """The odds as text ("65 %"), through the action's own service arguments.
-
-    A form being typed in, or an action the rules would refuse, is not an error here: a dash,
-    and what is missing (a 4xx would make htmx and the browser report a failure at every
-    keystroke).
-    """
+    """The odds ("65 %") of the test the action would roll, through its own arguments."""
     # The odds do not depend on who sees the roll or on dice typed in (half-typed, maybe).
     for name in ("visibility", "dice"):
         form.fields.pop(name, None)
     # Nor on the sequel's cause that waking may ask for (WakeForm, R14).
     if "sequel_cause" in form.fields:
         form.fields["sequel_cause"].required = False
+    return odds_response(
+        form,
+        lambda arguments: services.action_odds(
+            campaign=campaign, character_id=character.pk, action=action, **arguments
+        ),
+        parts.ODDS[action].no_test,
+    )
+
+
+def odds_text(text: str) -> HttpResponse:
+    """A line of odds, which htmx puts into the form's <output> as HTML: escaped, since it
+    may repeat what was typed (a stat, a name) or a character's name from a refusal."""
+    return HttpResponse(escape(text), content_type="text/html; charset=utf-8")
+
+
+def odds_response(form, odds_of, no_test: str) -> HttpResponse:
+    """The odds of what `form` describes ("65 %", from `odds_of(form.arguments())`), or a
+    dash and what is missing while it is half-typed or refused: never a 4xx, which htmx and
+    the browser would report at every keystroke."""
     if not form.is_valid():
         name, errors = next(iter(form.errors.items()))
-        if name in form.fields:
-            hint = _("— (%(field)s: %(error)s)") % {
-                "field": form.fields[name].label,
-                "error": errors[0],
-            }
+        field = form.fields.get(name)
+        if field is not None:
+            hint = _("— (%(field)s: %(error)s)") % {"field": field.label, "error": errors[0]}
         else:
             hint = _("— (%(error)s)") % {"error": errors[0]}
-        return HttpResponse(hint, content_type="text/plain")
+        return odds_text(hint)
     try:
-        odds = services.action_odds(
-            campaign=campaign, character_id=character.pk, action=action, **form.arguments()
-        )
+        odds = odds_of(form.arguments())
     except RuleError as error:
-        return HttpResponse(
-            _("— (%(error)s)") % {"error": rule_message(error)}, content_type="text/plain"
-        )
+        return odds_text(_("— (%(error)s)") % {"error": rule_message(error)})
     if odds is None:
-        return HttpResponse(parts.ODDS[action].no_test, content_type="text/plain")
-    return HttpResponse(f"{odds.percent} %", content_type="text/plain")
+        return odds_text(no_test)
+    return odds_text(f"{odds.percent} %")
 
 
 @login_required
@@ -396,7 +407,7 @@ def entry_undo(request, campaign_id, entry_id, whole_action=False):
         context["refusal"] = rule_message(error)
         return render(request, template, context, status=400)
     if slot:
-        context = _action_fragments(
+        context = action_fragments(
             request, membership, result, slot=slot, lines=parts.undo_lines(result.entries)
         )
         return render(request, "play/_action_result.html", context)

@@ -1,6 +1,6 @@
-// The GM's dashboard without a mouse (issue 11). Every shortcut presses a control the page
-// already has (the card's `data-action` buttons and links, the fight's "next turn"), so the
-// keyboard goes through the same htmx requests, permissions and rules as a click.
+// The GM's dashboard without a mouse, for speed and for keyboard users. Every shortcut presses a
+// control the page already has (the card's `data-action` buttons and links, the fight's "next
+// turn"), so the keyboard goes through the same htmx requests, permissions and rules as a click.
 //   j / ↓, k / ↑   move between the character slots ([data-character-id], focusable)
 //   d, h, f        damage, heal, spend Flux: the card's amount field, then Enter
 //   r, c           the test panel, the condition panel (htmx focuses their first field)

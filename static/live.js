@@ -262,10 +262,12 @@
     // (static/sealed.js: `data.sealed`).
     document.dispatchEvent(new CustomEvent("live:change", { detail: data }));
     changed(data);
-    followCampaign(data); // issue 16, see below
+    followCampaign(data); // the parts that are not a card, see below
   }
 
-  // --- Campaign-level parts (issue 16) ------------------------------------------------------
+  // --- Campaign-level parts ---------------------------------------------------------------
+  // Without them a clock move or an end of scene left every other open dashboard, and the
+  // GM's own, showing the old time until a reload.
   // The GM's clock and scene bar (#party-bar) and the log (#roll-log) follow the campaign,
   // not one character. An event with `campaign: true` (the clock, the scene or the hour rests
   // changed: no character id says so) refetches the bar; an event newer than the entry the
@@ -278,7 +280,7 @@
       refetchPart("fight");
       refetchPart("fight-strip");
     }
-    // Parts about one character that are not its card (a sheet's sealed rolls, issue 13):
+    // Parts about one character that are not its card (a sheet's sealed rolls):
     // refetched when a change of that character brings a sealed roll, or may reveal one the
     // part shows still sealed.
     document.querySelectorAll("[data-follow-character]").forEach(function (part) {
@@ -460,7 +462,7 @@
   }
 })();
 
-// The log's seal (journal/seals.py, issue 12): every open page remembers, per campaign, the
+// The log's seal (journal/seals.py): every open page remembers, per campaign, the
 // last seal of the log it saw (localStorage) and asks the server, on load, after each change
 // and when it comes back to the screen, whether today's log still extends it. If not (the end
 // of the log was deleted, or history rewritten), a banner says so until the person accepts

@@ -1,12 +1,12 @@
-// The sheet offline (issue 13). The service worker (live/offline.py, /sw.js) keeps the sheet
-// and the static files, and answers from them only when the network fails. Here, on the sheet
-// ([data-offline]): the worker registered, and told to keep this sheet as it is now; the data's
-// age shown once the connection is lost ("Hors ligne — données d’il y a 3 min"), counted from
-// the last moment the page heard from the server (static/live.js says when: `live:contact`,
-// `live:lost`); every POST refused meanwhile, with a message, and nothing queued; requests
-// that cannot go out not even tried (a failed request is a console error). Back online, the
-// live updates catch up and the mark goes at their first answer, without a reload.
-// On a page nobody is logged in to, the worker forgets every sheet it kept.
+// The sheet offline: a phone at the table loses the network. The service worker (live/offline.py,
+// /sw.js) keeps the sheet and the static files, and answers from them only when the network fails.
+// Here, on the sheet ([data-offline]): the worker registered, and told to keep this sheet as it is
+// now; the data's age shown once the connection is lost ("Hors ligne — données d’il y a 3 min"),
+// counted from the last moment the page heard from the server (static/live.js says when:
+// `live:contact`, `live:lost`); every POST refused meanwhile, with a message, and nothing queued;
+// requests that cannot go out not even tried (a failed request is a console error). Back online,
+// the live updates catch up and the mark goes at their first answer, without a reload. On a page
+// nobody is logged in to, the worker forgets every sheet it kept.
 (function () {
   "use strict";
   var script = document.currentScript;

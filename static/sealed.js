@@ -1,4 +1,4 @@
-// Sealed rolls (journal/sealing.py, issue 13): a roll the GM alone saw reaches players as a
+// Sealed rolls (journal/sealing.py): a roll the GM alone saw reaches players as a
 // commitment, SHA-256 of "chroniqueur-sealed-roll-v1:<salt>:<opening>", never its result.
 // This device remembers every commitment it is shown (localStorage, per campaign: in a page,
 // or in the live stream's `sealed`), and when the GM reveals the roll, checks the revealed

@@ -228,3 +228,35 @@ def pytest_collection_modifyitems(session, config, items):
     reason the quicker tests would have told first. (Their browser is closed at the end of
     each module, tests/e2e/conftest.py, so any order works, as pytest-xdist's has to.)"""
     items.sort(key=lambda item: "tests/e2e/" in item.nodeid.replace("\\", "/"))
+
+
+MANIFEST_STORAGE = "servestatic.storage.CompressedManifestStaticFilesStorage"
+
+
+@pytest.fixture(scope="session")
+def collected_static(tmp_path_factory):
+    """The static files collected as a deployment collects them (hashed names, the manifest),
+    once per test process, into a folder of its own."""
+    from django.core.management import call_command
+    from django.test import override_settings
+
+    root = tmp_path_factory.mktemp("staticfiles")
+    storages = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": MANIFEST_STORAGE},
+    }
+    with override_settings(STATIC_ROOT=root, STORAGES=storages):
+        call_command("collectstatic", interactive=False, verbosity=0)
+    return root, storages
+
+
+@pytest.fixture
+def production_static(settings, collected_static):
+    """Production's static files for one test: the hashed manifest names every `{% static %}`
+    and the service worker's list. The test server serves static files through the finders,
+    so the collected folder (hashed copies included) is one of their places."""
+    root, storages = collected_static
+    settings.STATIC_ROOT = root
+    settings.STORAGES = storages
+    settings.STATICFILES_DIRS = [root]
+    return root

@@ -119,7 +119,7 @@ def test_it_finds_characters_in_the_admin(staff_client, world):
 
 
 # ---------------------------------------------------------------------------------------------
-# Nothing changes game state off the log, not even in the admin (issue 10)
+# Nothing changes game state off the log, not even in the admin
 
 
 def _values(form) -> dict:

@@ -210,6 +210,14 @@ ROUTES = [
         refuses=(),  # a plain function: any method
     ),
     Route(
+        "favicon",
+        ("get",),
+        lambda w: reverse("favicon"),
+        EVERYONE,
+        ok={"get": Answer(301)},
+        refuses=(),  # a plain function: any method
+    ),
+    Route(
         "set_language",
         ("post",),
         lambda w: reverse("set_language"),
@@ -380,6 +388,9 @@ ROUTES = [
     Route("session_start", ("post",), _c("session_start"), GM_ONLY),
     Route("session_recap", ("get",), _c("session_recap", "session"), MEMBERS),
     Route("session_recap_page", ("get",), _c("session_recap_page", "session"), MEMBERS),
+    Route("statistics", ("get",), _c("statistics"), MEMBERS),
+    Route("party_chart", ("get",), _c("party_chart"), MEMBERS),
+    Route("character_chart", ("get",), _c("character_chart", "pc"), MEMBERS),
     # play/urls.py
     Route("campaign", ("get",), _c("campaign"), MEMBERS),
     Route(
@@ -408,7 +419,7 @@ ROUTES = [
         ),
     ),
     Route("character_card", ("get",), _c("character_card", "pc"), OWNER),
-    # The sheet's live roll feed (issue 13): what the sheet shows, as the sheet is refused.
+    # The sheet's live roll feed: what the sheet shows, as the sheet is refused.
     Route("character_feed", ("get",), _c("character_feed", "pc"), OWNER),
     Route(
         "check_probability",
@@ -578,7 +589,7 @@ def world(world):
     """The shared world with one action in the log (so a play session and an entry to undo)."""
     result = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
     world.entry = result.entries[0]
-    # A sealed roll (issue 13): a test only the GM sees, for the reveal's route.
+    # A sealed roll: a test only the GM sees, for the reveal's route.
     check = {"stat": "INS", "skill": "Guet", "difficulty": "10"}
     sealed = run(world.campaign, world.gm, "check", check, character=world.pc, visibility="gm")
     world.sealed = sealed.entries[0]

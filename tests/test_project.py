@@ -192,3 +192,58 @@ def test_postgresql_gets_a_connection_pool_by_default():
     off = _database_settings(DATABASE_URL=url, DATABASE_POOL="false", CONN_MAX_AGE="60")
     assert off == {"pool": None, "age": 60}
     assert _database_settings()["pool"] is None
+
+
+# A clone explains itself: the rules and the design are in docs/, and a comment says its reason
+# rather than the number of a ticket a reader of the code cannot open. Written so that this file
+# does not match what it looks for (nor the same search made with grep).
+STEERING = "shared"  # the steering folder beside the repository, absent from a clone
+POINTS_OUTSIDE = re.compile(
+    rf"\.\./{STEERING}/"
+    r"|\b[Ii]ssue\s+#?\d"  # the word, then a number
+    r"|#\d+ \([Ii]ssue"  # a number, then the word in parentheses
+)
+SOURCE_SUFFIXES = {".py", ".html", ".js", ".css", ".md", ".yml", ".toml", ".txt"}
+SOURCE_NAMES = {"Makefile", "Dockerfile", "run"}
+NOT_SOURCE = {".git", ".venv", "staticfiles", "test-artifacts", "node_modules", "__pycache__"}
+
+
+def _source_files():
+    for folder, dirs, files in os.walk(BASE_DIR):
+        dirs[:] = [d for d in dirs if d not in NOT_SOURCE and not d.endswith("_cache")]
+        for name in files:
+            path = Path(folder, name)
+            if path.suffix in SOURCE_SUFFIXES or name in SOURCE_NAMES:
+                yield path
+
+
+def test_no_comment_cites_an_issue_number_or_a_folder_outside_the_repository():
+    files = list(_source_files())
+    assert BASE_DIR / "docs" / "rules.md" in files and BASE_DIR / "Makefile" in files
+    found = [
+        f"{path.relative_to(BASE_DIR)}:{number}: {line.strip()}"
+        for path in files
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if POINTS_OUTSIDE.search(line)
+    ]
+    assert found == [], "say the reason, or point into docs/:\n" + "\n".join(found)
+
+
+def test_the_pattern_catches_what_it_is_for():
+    word, n = "issue", 13
+    cited = (f"({word} {n})", f"{word.title()} {n} in a browser", f"{word} #{n}", f"#{n} ({word}")
+    for text in cited:
+        assert POINTS_OUTSIDE.search(text), text
+    assert POINTS_OUTSIDE.search(f"see ../{STEERING}/RULES.md")
+    for fine in (f"t{word} {n}", f"#{n} in the chain", "docs/rules.md", f"{STEERING} fixtures"):
+        assert not POINTS_OUTSIDE.search(fine), fine
+
+
+def test_the_favicon_is_the_apps_icon_never_a_404(client):
+    from django.templatetags.static import static
+
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == static("icons/icon-192.png")
+    assert client.get(response["Location"]).status_code == 200
+    login = client.get("/accounts/login/").content.decode()
+    assert f'<link rel="icon" href="{static("icons/icon.svg")}" type="image/svg+xml">' in login

@@ -10,6 +10,7 @@ from journal.texts import in_language
 from play.actions import PARTY_ACTIONS
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input
 from play.selectors import fight_candidates, fight_view
+from rules import engine
 
 register = template.Library()
 
@@ -64,7 +65,14 @@ def fight_section(context, rows=None):
             .order_by("kind", "name", "pk")
             .only("pk", "name", "kind", "vital")
         )
-    return {"fight": fight, "candidates": candidates}
+    # R9/R33: the next turn ends a round that moves the clock (its length): the rolls due in
+    # it (R11, R13) may be typed in, so the next-turn form takes dice.
+    rounds_roll = bool(
+        campaign.fight
+        and campaign.round_seconds > 0
+        and not engine.Fight.from_json(campaign.fight).waiting
+    )
+    return {"fight": fight, "candidates": candidates, "rounds_roll": rounds_roll}
 
 
 @register.simple_tag(takes_context=True)

@@ -1,4 +1,4 @@
-"""Chroniqueur's rules engine: every rule of RULES.md (R1–R33) as pure Python.
+"""Chroniqueur's rules engine: every rule of docs/rules.md (R1–R33) as pure Python.
 
 No Django, no database, no global randomness, no clock reads: each operation takes a frozen
 `CampaignState`, a character `key`, its inputs, a dice source `rng` (a `random.Random`, e.g.
@@ -114,6 +114,7 @@ from .errors import (
     NotStabilised,
     ReplayMismatch,
     RuleError,
+    StillDue,
     UnknownCharacter,
     UnknownStat,
     WakeAlreadyTried,
@@ -150,7 +151,7 @@ from .rest import (
     sleep_test,
 )
 from .results import Change, CheckPlan, CheckResult, Line, Modifier, Odds
-from .resume import resume_clock
+from .resume import lapse_roll, resume_clock, rules_roll_due
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FIGHT,
@@ -245,6 +246,7 @@ __all__ = [
     "Sequel",
     "Severity",
     "Soften",
+    "StillDue",
     "Surface",
     "UnknownCharacter",
     "UnknownStat",
@@ -272,6 +274,7 @@ __all__ = [
     "gm_revive",
     "heal",
     "hour_rest",
+    "lapse_roll",
     "left_this_round",
     "moves_clock",
     "next_morning",
@@ -286,6 +289,7 @@ __all__ = [
     "resume_clock",
     "roll",
     "roll_odds",
+    "rules_roll_due",
     "set_order",
     "share_hour_rest",
     "sleep_test",

@@ -186,6 +186,7 @@ def roll_planned(tx: Transaction, plan: CheckPlan) -> CheckResult:
         die,
         plan.rule_id,
         tx.now,
+        int(roll_odds(plan) * 20),
     )
     tx.record_check(result)
     fr, en = check_text(result)

@@ -10,7 +10,16 @@ from datetime import datetime, timedelta
 from .checks import first_test_odds
 from .dice import DiceSource
 from .errors import InvalidClockMove
-from .health import HOUR, coma_hour, fall_into_coma, wake_anchor, wake_try
+from .health import (
+    HOUR,
+    beyond_threshold,
+    coma_hour,
+    coma_hour_loss,
+    coma_hour_test,
+    fall_into_coma,
+    wake_anchor,
+    wake_try,
+)
 from .outcome import DueRoll, Outcome, Transaction
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
 from .text import SEVERITY_TEXT, count_en, count_fr, moment_text
@@ -93,28 +102,46 @@ def _wake(tx: Transaction, key: str | None) -> None:
 # R32: what falls due at one moment applies in this order: the campaign's events (the morning
 # before anything a character rolls, so an illness ending that morning gives no malus), then
 # every character's R10, then every R11, then every R13, characters in state order within each.
-_HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
+HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
     "half_day": _half_day,
     "morning": _morning,
     "coma_due": _coma_due,
     "coma_hour": _coma_hour,
     "wake": _wake,
 }
-_ORDER = {kind: rank for rank, kind in enumerate(_HANDLERS)}
+_ORDER = {kind: rank for rank, kind in enumerate(HANDLERS)}
 
 
-# R34: the clock's rolls a player may be asked for (R11's hourly Survie, R13's waking try).
-_ASKED = frozenset({"coma_hour", "wake"})
+def _coma_hour_test(tx: Transaction, key: str | None) -> None:
+    coma_hour_test(tx, str(key))
+
+
+# R34: the clock's rolls a player may be asked for, by timer, and the roll itself: R11's
+# hourly Survie (the hour's PV loss is applied before the clock stops, so only the test waits)
+# and R13's waking try.
+ASKED_ROLLS: dict[str, Callable[[Transaction, str | None], None]] = {
+    "coma_hour": _coma_hour_test,
+    "wake": _wake,
+}
+
+
+def asked_roll_due(character: CharacterState, kind: str, at: datetime, ruleset: Ruleset) -> bool:
+    """R34: whether the roll the clock stopped at, at `at`, is still what the rules call for:
+    R11's test while the character is still in a coma past the threshold with that hour's PV
+    already lost; R13's try while the stabilised character's try still falls due then."""
+    if kind == "coma_hour":
+        return beyond_threshold(character, ruleset) and character.next_coma_hour == at + HOUR
+    return kind == "wake" and character_due(character, ruleset) == (at, "wake")
 
 
 def _would_roll(tx: Transaction, kind: str, key: str, when: datetime) -> str | None:
     """The rule id of the test `kind` would roll for `key` at `when`, or None (an hour of
-    coma short of R11's threshold rolls nothing): the handler itself, weighed, not played."""
+    coma short of R11's threshold rolls nothing): the roll itself, weighed, not played."""
 
     def run(rng) -> None:
         probe = Transaction(tx.state, rng, tx.ruleset)
         probe.now = when
-        _HANDLERS[kind](probe, key)
+        ASKED_ROLLS[kind](probe, key)
 
     odds = first_test_odds(run)
     return odds.plan.rule_id if odds is not None else None
@@ -160,7 +187,7 @@ def run_clock(tx: Transaction, target: datetime, then: dict | None = None) -> bo
 
     Campaign events (half-day, morning) are those after the start and up to the target, so a
     moment the clock reaches exactly is passed; a character's overdue timer (before the start)
-    is applied at its own time, so the log tells when it fell due. Same-moment order: _HANDLERS.
+    is applied at its own time, so the log tells when it fell due. Same-moment order: HANDLERS.
     """
     start = tx.now
     campaign_events = [
@@ -190,12 +217,16 @@ def run_clock(tx: Transaction, target: datetime, then: dict | None = None) -> bo
         when, _, _, kind, key = best
         index += key is None
         tx.now = when
-        if key in tx.defer and kind in _ASKED:
+        if key in tx.defer and kind in ASKED_ROLLS:
+            if kind == "coma_hour":
+                coma_hour_loss(tx, key)
             rule_id = _would_roll(tx, kind, key, when)
             if rule_id is not None:
                 _stop(tx, kind, rule_id, key, target, then)
                 return False
-        _HANDLERS[kind](tx, key)
+            ASKED_ROLLS[kind](tx, key)  # rolls nothing: R11 short of its threshold
+            continue
+        HANDLERS[kind](tx, key)
     tx.now = target
     if not tx.ruleset.automatic_wake_tries:
         _hold_wake_tries(tx)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .availability import require_add_condition, require_remove_condition
 from .checks import require_conscious, roll_check
@@ -72,6 +72,38 @@ def effective(character: CharacterState) -> Effective:
     )
 
 
+def rebudget(tx: Transaction, key: str, before: CharacterState, rule_id: str) -> None:
+    """R33/R20–R25: a combatant's conditions or state changed during a round: what is left
+    this round is the new effective budget minus what was already spent, never below 0."""
+    fight = tx.state.fight
+    if fight is None or key not in fight.order:
+        return
+    old, new = effective(before), effective(tx.char(key))
+    index = fight.order.index(key)
+    counts = []
+    for field, was, now in (
+        ("actions_left", old.actions, new.actions),
+        ("reflexes_left", old.reflexes, new.reflexes),
+    ):
+        left = list(getattr(fight, field))
+        spent = max(0, was - left[index])
+        left[index] = max(0, now - spent)
+        counts.append(tuple(left))
+    changed = replace(fight, actions_left=counts[0], reflexes_left=counts[1])
+    if changed == fight:
+        return
+    tx.set_campaign("fight", changed, rule_id)
+    actions, reflexes = changed.left(key)
+    tx.say(
+        "R33",
+        f"reste cette manche : {actions} action{'s' * (actions > 1)}, "
+        f"{reflexes} réflexe{'s' * (reflexes > 1)}",
+        f"left this round: {actions} action{'s' * (actions != 1)}, "
+        f"{reflexes} reflex{'es' * (reflexes != 1)}",
+        key,
+    )
+
+
 def put_condition(tx: Transaction, key: str, condition: Condition, rule_id: str) -> None:
     character = tx.char(key)
     if condition in character.conditions:
@@ -80,6 +112,7 @@ def put_condition(tx: Transaction, key: str, condition: Condition, rule_id: str)
     fr, en = condition_name(condition.kind)
     cause_fr, cause_en = cause_text(condition.cause)
     tx.say(rule_id, f"devient {fr} ({cause_fr})", f"becomes {en} ({cause_en})", key)
+    rebudget(tx, key, character, rule_id)
 
 
 def drop_conditions(
@@ -90,8 +123,11 @@ def drop_conditions(
     rule_id: str,
     *,
     by_gm: bool = False,
+    budget: bool = True,
 ) -> bool:
-    """Remove `kind` (of `cause`, or of any cause when None); say whether one was there."""
+    """Remove `kind` (of `cause`, or of any cause when None); say whether one was there.
+    `budget=False`: the fight resets or drops this combatant's budget itself (a new round,
+    the fight's end, leaving it), so what is left this round is not recounted."""
     character = tx.char(key)
     kept = tuple(
         c for c in character.conditions if not (c.kind is kind and cause in (None, c.cause))
@@ -101,6 +137,8 @@ def drop_conditions(
     tx.set(key, "conditions", kept, rule_id, by_gm=by_gm)
     fr, en = condition_name(kind)
     tx.say(rule_id, f"n’est plus {fr}", f"is no longer {en}", key)
+    if budget:
+        rebudget(tx, key, character, rule_id)
     return True
 
 

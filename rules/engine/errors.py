@@ -88,6 +88,12 @@ class NotDue(RuleError):
     code = "not_due"
 
 
+class StillDue(RuleError):
+    """R34: lapsing a request whose roll the rules still call for."""
+
+    code = "still_due"
+
+
 class NotConscious(RuleError):
     """An action that needs a conscious character (a test, a night's rest, a healer)."""
 

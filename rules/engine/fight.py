@@ -102,7 +102,8 @@ def _end_surprise(tx: Transaction, keys: Iterable[str]) -> None:
     GM. A Surpris of any other cause is the GM's and stays."""
     if tx.ruleset.surprise_ends_after_first_round:
         for key in keys:
-            drop_conditions(tx, key, ConditionKind.SURPRIS, CAUSE_FIGHT, "R25")
+            # Its budget is reset (a new round) or dropped (leaving, the end) by the caller.
+            drop_conditions(tx, key, ConditionKind.SURPRIS, CAUSE_FIGHT, "R25", budget=False)
 
 
 def _with_budgets(tx: Transaction, fight: Fight, **changes: int) -> Fight:
@@ -157,7 +158,7 @@ def start_fight(
 def moves_clock(campaign: CampaignState, ruleset: Ruleset = DEFAULT_RULESET) -> bool:
     """Whether the next turn ends a round that moves the clock (R33, `round_seconds`)."""
     fight = campaign.fight
-    return fight is not None and fight.turn + 1 >= len(fight.order) and ruleset.round_seconds > 0
+    return fight is not None and not fight.waiting and ruleset.round_seconds > 0
 
 
 def next_turn(
@@ -177,8 +178,10 @@ def next_turn(
     """
     fight = _require_fight(campaign)
     tx = Transaction(campaign, rng, ruleset)
-    if fight.turn + 1 < len(fight.order):
-        fight = replace(fight, turn=fight.turn + 1)
+    if fight.waiting:
+        # The next who has not had their turn, in the order as it stands (R33).
+        done = (*fight.done, fight.current)
+        fight = replace(fight, turn=fight.order.index(fight.waiting[0]), done=done)
         tx.set_campaign("fight", fight, "R33")
         _announce_turn(tx, fight)
         return tx.outcome()
@@ -221,7 +224,7 @@ def new_round(tx: Transaction, then: dict) -> None:
         return
     if fight.round == 1:
         _end_surprise(tx, fight.surprised)
-    fight = _with_budgets(tx, fight, round=fight.round + 1, turn=0)
+    fight = _with_budgets(tx, fight, round=fight.round + 1, turn=0, done=())
     tx.set_campaign("fight", fight, "R33")
     _announce_round(tx, fight)
     _announce_turn(tx, fight)
@@ -282,9 +285,12 @@ def set_order(
     """R33: the GM reorders the fight, adds combatants or removes some.
 
     Combatants kept keep what they have left; new ones get their effective budget (a dead
-    one is refused). The turn stays with the same character; if it left, the turn goes to
-    whoever now stands at its place (or the last one). A combatant who leaves loses the
-    Surpris the fight's start gave it, as the end of round 1 would.
+    one is refused). A reorder never takes a turn away nor gives a second one: the turn
+    stays with the same character, whoever had their turn this round keeps it had, and
+    whoever has not will have it, in the new order. If the current one left, the turn goes
+    to the first in the new order who has not had it (when all have, to the last: the GM
+    ends the round from there). A combatant who leaves loses the Surpris the fight's start
+    gave it, as the end of round 1 would.
     """
     fight = _require_fight(campaign)
     order = tuple(keys)
@@ -316,11 +322,18 @@ def set_order(
                 key,
             )
     current = fight.current
-    turn = order.index(current) if current in order else min(fight.turn, len(order) - 1)
+    done = tuple(key for key in fight.done if key in order)
+    if current in order:
+        turn = order.index(current)
+    else:
+        waiting = [key for key in order if key not in done]
+        turn = order.index(waiting[0]) if waiting else len(order) - 1
+        done = tuple(key for key in done if key != order[turn])
     new = replace(
         fight,
         order=order,
         turn=turn,
+        done=done,
         actions_left=tuple(actions for actions, _ in budgets),
         reflexes_left=tuple(reflexes for _, reflexes in budgets),
         surprised=tuple(key for key in fight.surprised if key in order),

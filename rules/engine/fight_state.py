@@ -16,7 +16,9 @@ from .errors import InvalidFight, NotInFight
 class Fight:
     """Where a fight stands: the GM's order of character keys, the round (from 1), whose turn
     it is (an index into `order`), each combatant's actions and reflexes left this round (in
-    the order's order), and who was surprised at its start (R25, ended after round 1).
+    the order's order), who was surprised at its start (R25, ended after round 1), and who
+    has had their turn this round (`done`: a reorder keeps it, so it never takes a turn away
+    nor gives a second one, R33).
 
     Lists are stored as tuples, so a Fight is hashable and compares by value.
     """
@@ -27,9 +29,10 @@ class Fight:
     actions_left: tuple[int, ...]
     reflexes_left: tuple[int, ...]
     surprised: tuple[str, ...] = ()
+    done: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("order", "actions_left", "reflexes_left", "surprised"):
+        for name in ("order", "actions_left", "reflexes_left", "surprised", "done"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         problem = self._problem()
         if problem:
@@ -48,6 +51,11 @@ class Fight:
             return (
                 "Un personnage surpris n’est pas dans le combat.",
                 "A surprised character is not in the fight.",
+            )
+        if not set(self.done) <= set(self.order) - {self.order[self.turn % size]}:
+            return (
+                "Seuls les autres personnages du combat ont pu avoir leur tour.",
+                "Only the fight's other characters can have had their turn.",
             )
         if len(self.actions_left) != size or len(self.reflexes_left) != size:
             return (
@@ -71,6 +79,11 @@ class Fight:
         """The key of the character whose turn it is."""
         return self.order[self.turn]
 
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        """Who has yet to have their turn this round after the current one, in the order."""
+        return tuple(key for key in self.order if key != self.current and key not in self.done)
+
     def left(self, key: str) -> tuple[int, int]:
         """(actions, reflexes) `key` has left this round, as stored."""
         if key not in self.order:
@@ -89,6 +102,7 @@ class Fight:
             "actions_left": list(self.actions_left),
             "reflexes_left": list(self.reflexes_left),
             "surprised": list(self.surprised),
+            "done": list(self.done),
         }
 
     @classmethod
@@ -101,4 +115,6 @@ class Fight:
             actions_left=tuple(int(n) for n in data["actions_left"]),
             reflexes_left=tuple(int(n) for n in data["reflexes_left"]),
             surprised=tuple(str(key) for key in data.get("surprised", ())),
+            # A fight stored before turns were tracked by name: those before the turn had it.
+            done=tuple(str(key) for key in data.get("done", data["order"][: int(data["turn"])])),
         )

@@ -17,7 +17,7 @@ from .availability import (
     require_wake,
 )
 from .checks import MEDECINE, SURVIE, plan_raw_check, require_conscious, roll_check, roll_planned
-from .conditions import drop_conditions, effective, put_condition
+from .conditions import drop_conditions, effective, put_condition, rebudget
 from .dice import D6, DiceSource
 from .errors import (
     InvalidAmount,
@@ -62,9 +62,11 @@ def capped(current: int, gain: int, maximum: int) -> int:
 def set_vital(
     tx: Transaction, key: str, vital: Vital, rule_id: str, *, by_gm: bool = False
 ) -> None:
+    before = tx.char(key)
     tx.set(key, "vital", vital, rule_id, by_gm=by_gm)
     fr, en = VITAL_TEXT[vital]
     tx.say(rule_id, f"désormais {fr}", f"now {en}", key)
+    rebudget(tx, key, before, rule_id)
 
 
 def clear_timers(tx: Transaction, key: str, rule_id: str, *, by_gm: bool = False) -> None:
@@ -286,13 +288,27 @@ def end_scene(campaign: CampaignState, *, ruleset: Ruleset = DEFAULT_RULESET) ->
 
 def coma_hour(tx: Transaction, key: str) -> None:
     """R11: one hour in a coma: −1 PV, then past −PV > VAI a Survie test; failure is death."""
+    coma_hour_loss(tx, key)
+    coma_hour_test(tx, key)
+
+
+def coma_hour_loss(tx: Transaction, key: str) -> None:
+    """R11's hour without its test: the next hour set, −1 PV. The clock applies it before it
+    stops for a player's Survie, so the card shows the PV the test is asked at."""
     character = tx.char(key)
     tx.set(key, "next_coma_hour", tx.now + HOUR, "R11")
     tx.say("R11", "une heure de coma : −1 PV", "an hour in a coma: −1 PV", key)
     set_pv(tx, key, character.pv - 1, "R11")
-    character = tx.char(key)
-    beyond = character.vital is Vital.COMA and -character.pv > character.stat("VAI", tx.ruleset)
-    if beyond:
+
+
+def beyond_threshold(character: CharacterState, ruleset: Ruleset) -> bool:
+    """R11: in a coma with negative PV beyond VAI (−PV > VAI): each hour asks a Survie."""
+    return character.vital is Vital.COMA and -character.pv > character.stat("VAI", ruleset)
+
+
+def coma_hour_test(tx: Transaction, key: str) -> None:
+    """R11's Survie for the hour just lost, when past the threshold; failure is death."""
+    if beyond_threshold(tx.char(key), tx.ruleset):
         survie = roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R11")
         if not survie.success:
             kill(tx, key, "R11")

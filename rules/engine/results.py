@@ -98,6 +98,9 @@ class CheckResult:
     roll: Roll
     rule_id: str
     at: datetime | None
+    # How many of the D20's 20 faces pass this very test (`checks.roll_odds` × 20): the exact
+    # odds the roll was made at, kept so the dice's statistics weigh each roll by its own.
+    passing_faces: int | None = None
 
     @property
     def typed_in(self) -> bool:

@@ -12,13 +12,13 @@ import random
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
-from .clock import _ASKED, _HANDLERS, character_due, run_clock
+from .clock import ASKED_ROLLS, asked_roll_due, run_clock
 from .dice import DiceSource
-from .errors import NotDue
+from .errors import NotDue, StillDue
 from .fight import new_round
 from .outcome import Outcome, Transaction
 from .rest import end_hour_rest, end_night
-from .state import DEFAULT_RULESET, CampaignState, Ruleset
+from .state import DEFAULT_RULESET, CampaignState, Ruleset, Vital
 from .text import moment_text
 
 # What an action that moved the clock does at its end, by `then["action"]`.
@@ -44,24 +44,23 @@ def resume_clock(
     the clock would have played it, then the clock goes on to `to` (and may stop again, with
     the same `then`), then `then`, the end of the action that moved it, if any."""
     character = campaign.character(key)
-    due = character_due(character, ruleset)
     now_fr, now_en = moment_text(campaign.clock)
-    if kind not in _ASKED or due != (campaign.clock, kind):
+    if kind not in ASKED_ROLLS or not asked_roll_due(character, kind, campaign.clock, ruleset):
         raise NotDue(
             f"{character.label} n’a plus de jet dû au {now_fr} (R34).",
             f"{character.label} has no roll due at {now_en} any more (R34).",
             rule_id="R34",
         )
     tx = Transaction(campaign, rng, ruleset)
-    _HANDLERS[kind](tx, key)
-    if not tx.checks:
-        raise NotDue(
-            f"{character.label} n’a plus de test à lancer au {now_fr} (R34).",
-            f"{character.label} has no test to roll at {now_en} any more (R34).",
-            rule_id="R34",
-        )
+    ASKED_ROLLS[kind](tx, key)  # while due, each of them rolls its test (R11, R13)
+    _go_on(tx, to, then, defer)
+    return tx.outcome()
+
+
+def _go_on(tx: Transaction, to: datetime, then: dict | None, defer: Iterable[str]) -> None:
+    """The clock goes on from where it stopped to `to` (it may stop again), then `then`."""
     tx.defer = frozenset(defer)
-    target = max(to, campaign.clock)
+    target = max(to, tx.state.clock)
     target_fr, target_en = moment_text(target)
     tx.say(
         "R34",
@@ -70,4 +69,50 @@ def resume_clock(
     )
     if run_clock(tx, target, then) and then:
         ENDINGS[then["action"]](tx, then)
+
+
+def rules_roll_due(
+    campaign: CampaignState, key: str, kind: str, ruleset: Ruleset = DEFAULT_RULESET
+) -> bool:
+    """R34: whether the rules roll a player was asked for (`DueRoll.kind`) is still called for
+    at the campaign's clock: R10's Survie while the character is up at 0 PV or less, R31's
+    Volonté while up, the clock's R11 and R13 rolls while their situation lasts."""
+    character = campaign.character(key)
+    if kind == "deaths_door":
+        return character.vital is Vital.UP and character.pv <= 0
+    if kind == "sleep":
+        return character.vital is Vital.UP
+    return kind in ASKED_ROLLS and asked_roll_due(character, kind, campaign.clock, ruleset)
+
+
+def lapse_roll(
+    campaign: CampaignState,
+    key: str,
+    kind: str,
+    *,
+    rng: random.Random | DiceSource,
+    to: datetime | None = None,
+    ruleset: Ruleset = DEFAULT_RULESET,
+    defer: Iterable[str] = (),
+    then: dict | None = None,
+) -> Outcome:
+    """R34: a rules roll the rules no longer call for lapses (nobody rolls it); a clock that
+    stopped at it (`to`: where it was going) goes on from where it stopped, then `then`."""
+    if rules_roll_due(campaign, key, kind, ruleset):
+        character = campaign.character(key)
+        raise StillDue(
+            f"{character.label} doit encore lancer ce jet : il ne devient pas caduc (R34).",
+            f"{character.label} must still roll this: it does not lapse (R34).",
+            rule_id="R34",
+        )
+    tx = Transaction(campaign, rng, ruleset)
+    tx.say(
+        "R34",
+        "le jet demandé n’est plus dû : la demande devient caduque",
+        "the roll asked for is no longer due: the request lapses",
+        key,
+    )
+    tx.rule("R34")
+    if to is not None:
+        _go_on(tx, to, then, defer)
     return tx.outcome()

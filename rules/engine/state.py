@@ -23,7 +23,7 @@ SEQUEL_TABLE = {1: "ADR", 2: "PUI", 3: "INS", 4: "PRE", 5: "VAI", 6: "SAV"}
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """Every "Choice" of RULES.md as a campaign setting, with RULES.md's default."""
+    """Every "Choice" of docs/rules.md as a campaign setting, with its default there."""
 
     stats: tuple[str, ...] = DEFAULT_STATS  # R2
     default_difficulty: int = 10  # R5

@@ -1,4 +1,4 @@
-"""Inviting players (issue 11): a new campaign leads its GM to the invitation form, the page
+"""Inviting players: a new campaign leads its GM to the invitation form, the page
 and the QR code carry the same link, and the QR code is an SVG a browser's <img> can show.
 The browser side (the code on screen, read back by a scanner) is tests/e2e/test_invitations.py.
 """
@@ -65,7 +65,7 @@ def test_the_qr_code_is_an_svg_an_img_can_show(gm_client, campaign, invitation):
     response = gm_client.get(reverse("invitation_qr", args=[campaign.pk, invitation.pk]))
     assert response["Content-Type"] == "image/svg+xml"
     root = ET.fromstring(response.content)
-    # Without the namespace a browser's <img> draws nothing (the bug of issue 11).
+    # Without the namespace a browser's <img> draws nothing (a bug this app once had).
     assert root.tag == f"{SVG_NS}svg"
     # A natural size: the image has a width before any CSS gives it one.
     assert int(root.get("width")) > 0 and root.get("width") == root.get("height")

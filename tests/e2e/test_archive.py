@@ -1,4 +1,4 @@
-"""The GM downloads the campaign's archive from the settings page (issue 12, "own your data"),
+"""The GM downloads the campaign's archive from the settings page ("own your data"),
 on a laptop (1440 x 900) and a phone (390 x 844), DEBUG on and off; a player has no such
 link and is refused the file. Screenshots in test-artifacts/."""
 

@@ -1,4 +1,4 @@
-"""The compact dashboard at the table (issue 11): ten characters on one 1440x900 screen, quick
+"""The compact dashboard at the table: ten characters on one 1440x900 screen, quick
 actions many times in a row on the same rows, a refusal in place, the full damage form, the
 view switched and back; DEBUG on and off, no console or htmx error."""
 

@@ -1,5 +1,5 @@
-"""Issue 16 in a real browser: after an end of scene or a clock move, the GM's own dashboard and
-every other open one show the new scene and time, without a reload.
+"""The campaign-level parts in a real browser: after an end of scene or a clock move, the GM's own
+dashboard and every other open one show the new scene and time, without a reload.
 
 On the test server (WSGI) the pages follow the campaign by polling; on two uvicorn processes
 sharing PostgreSQL (tests/e2e/test_live.py's fixture), through the stream.

@@ -47,6 +47,9 @@ window.__htmx_errors = [];
 @pytest.fixture(params=[True, False], ids=["debug-on", "debug-off"])
 def debug(request, settings, monkeypatch):
     settings.DEBUG = request.param
+    if not request.param:
+        # Production as deployed: DEBUG off and the static files' hashed manifest.
+        request.getfixturevalue("production_static")
     if request.param and connection.vendor == "sqlite":
         # The test server's threads and this test share one in-memory SQLite connection, and
         # DEBUG's query log is not safe across threads ("not enough arguments for format

@@ -1,4 +1,4 @@
-"""Inviting players at the table (issue 11), on a laptop (1440 x 900) and a phone (390 x 844):
+"""Inviting players at the table, on a laptop (1440 x 900) and a phone (390 x 844):
 a new link's QR code is on screen and a scanner reads the link from it; a new campaign leads
 its GM to invite players. Screenshots in test-artifacts/."""
 

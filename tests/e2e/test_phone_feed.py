@@ -1,9 +1,9 @@
-"""Issue 13 on a player's phone (390 x 844) while the GM plays (1440 x 900, another browser
-context): the live roll feed under the sheet and its toasts follow the GM's actions in a row,
-never showing a GM-only roll; the player rolls; offline, the sheet stays with its stale mark,
-a roll is refused with a message and nothing is sent; back online it catches up without a
-reload; reloaded offline, the service worker's copy shows, marked with its age. Under DEBUG on
-and off; no console error anywhere (the offline page asks for nothing it cannot get).
+"""The sheet's live feed and offline use on a player's phone (390 x 844) while the GM plays (1440
+x 900, another browser context): the live roll feed under the sheet and its toasts follow the GM's
+actions in a row, never showing a GM-only roll; the player rolls; offline, the sheet stays with its
+stale mark, a roll is refused with a message and nothing is sent; back online it catches up without
+a reload; reloaded offline, the service worker's copy shows, marked with its age. Under DEBUG on and
+off; no console error anywhere (the offline page asks for nothing it cannot get).
 
 Live updates: under the test server (WSGI) pages poll. Its one SQLite connection is shared by
 its threads, and a read while an action writes fails ("database table is locked"), which no

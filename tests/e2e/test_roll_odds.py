@@ -1,4 +1,4 @@
-"""Every roll form shows its odds before rolling (issue 11), at 1440x900, DEBUG on and off:
+"""Every roll form shows its odds before rolling, at 1440x900, DEBUG on and off:
 Test (R5), Chute (R27), Tomber malade (R28), Stabiliser (R12), Tentative de réveil (R13) in
 the dashboard's panels, and the damage form's Survie (R10). The fall panel's odds are on
 screen without scrolling.

@@ -1,4 +1,4 @@
-"""Sealed rolls at the table (issue 13): the GM (1440 x 900) rolls a test only they see; the
+"""Sealed rolls at the table: the GM (1440 x 900) rolls a test only they see; the
 player's phone (390 x 844, another browser context, its sheet open) is told it was made, sealed,
 with its commitment and never its result; the GM reveals it from the action's result, and the
 phone, without reloading, checks the revealed roll against the commitment it kept; a second

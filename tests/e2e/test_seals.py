@@ -1,4 +1,4 @@
-"""A phone that saw the log's seal warns when the log is rewound (issue 12).
+"""A phone that saw the log's seal warns when the log is rewound.
 
 The player's phone (390 x 844) follows the party while the GM plays several actions: after
 each, static/live.js asks whether the log still extends the seal it remembers and remembers

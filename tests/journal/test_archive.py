@@ -1,4 +1,4 @@
-"""Own your data (issue 12): a whole campaign to one JSON file (`campaign_export`, or the GM's
+"""Own your data: a whole campaign to one JSON file (`campaign_export`, or the GM's
 download on the settings page) and back in another database (`campaign_import`), its log
 verified with that instance's keys; a file that does not verify, or whose ids are taken, is
 refused with nothing written.

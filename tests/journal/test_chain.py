@@ -1,4 +1,4 @@
-"""The keyed chain (issue 12): hashes an attacker with the table and the code cannot recompute,
+"""The keyed chain: hashes an attacker with the table and the code cannot recompute,
 a seq that shows gaps, keys that rotate, seals that catch a deleted tail, and (on PostgreSQL)
 a database that refuses UPDATE, DELETE and TRUNCATE of the log.
 

@@ -1,4 +1,4 @@
-"""The CSV export as a spreadsheet opens it (issue 12): in French, ";" and French headers; in
+"""The CSV export as a spreadsheet opens it: in French, ";" and French headers; in
 English, "," and English headers; UTF-8 with a byte order mark; the campaign clock's day and
 hour (R32); and no cell a spreadsheet would run as a formula (OWASP's rule: a text cell that
 starts with = + - @ tab CR or LF gets a leading apostrophe), in the GM's and players' exports.

@@ -1,4 +1,4 @@
-"""Sealed rolls (issue 13): a GM-only roll shows players that it was made, what it was for and
+"""Sealed rolls: a GM-only roll shows players that it was made, what it was for and
 a commitment to its result, never the result, until the GM reveals it (journal/sealing.py)."""
 
 import hashlib

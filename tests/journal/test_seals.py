@@ -1,4 +1,4 @@
-"""Seals (issue 12): the head of the log in a form people keep, printed at the end of every
+"""Seals: the head of the log in a form people keep, printed at the end of every
 export and recap, shown and checked on the history page and by a small JSON endpoint, and
 proven by `verify_log --seal`."""
 

@@ -1,4 +1,4 @@
-"""Every step of the reasoning kept (issue 12): the entries an action already writes hold every
+"""Every step of the reasoning kept: the entries an action already writes hold every
 rule step its outcome showed, covered by the hash, shown in the history and the exports as
 fully as in the moment; a sequel never has an empty cause."""
 

@@ -1,4 +1,4 @@
-"""French that reads naturally in the history (issue 11): "à la demande d’alice", never
+"""French that reads naturally in the history: "à la demande d’alice", never
 "de alice", and a roll with nobody behind it says so instead of "à la demande de les règles"."""
 
 import pytest

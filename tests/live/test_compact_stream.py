@@ -1,4 +1,4 @@
-"""A compact dashboard's stream brings rows, not cards (issue 11): the page names its view in
+"""A compact dashboard's stream brings rows, not cards: the page names its view in
 the stream's address (`?view=compact`, static/live.js), and every pushed row is what the row's
 own URL returns."""
 

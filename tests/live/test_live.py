@@ -211,7 +211,7 @@ def test_a_stream_of_another_campaign_hears_nothing(world, gm):
 
 
 def test_a_change_of_the_campaign_itself_is_announced_as_such(world):
-    """The clock bar of every open dashboard follows the clock and the scene (issue 16): the
+    """The clock bar of every open dashboard follows the clock and the scene: the
     event says the campaign changed, live and when caught up on, for a GM and for a player
     who may see the entry; a player is told nothing of a GM-only one."""
 

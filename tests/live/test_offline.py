@@ -55,6 +55,22 @@ def test_its_cache_carries_the_version_and_the_static_files(anon_client):
     assert "caches.delete(name)" in script
 
 
+def test_under_production_settings_it_names_the_hashed_files(
+    anon_client, settings, production_static
+):
+    """DEBUG off with the static files' manifest, as deployed: the worker answers (it asked
+    the manifest for "" and failed with a 500) and keeps the hashed names the pages load."""
+    settings.DEBUG = False
+    response, script = _worker(anon_client)
+    assert response.status_code == 200
+    assets = _literal(script, "ASSETS")
+    assert len(assets) == len(offline.ASSETS)
+    assert static("app.css") in assets and re.search(
+        r"/static/app\.[0-9a-f]{12}\.css$", static("app.css")
+    )
+    assert _literal(script, "STATIC") == "/static/"
+
+
 def test_a_new_version_or_new_static_files_make_a_new_cache(monkeypatch):
     urls = offline.asset_urls()
     before = offline.cache_name(urls)

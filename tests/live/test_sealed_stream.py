@@ -1,4 +1,4 @@
-"""The live stream and its polling fallback tell players of a sealed roll (issue 13): its
+"""The live stream and its polling fallback tell players of a sealed roll: its
 commitment, never its result; after the reveal, the change names the character, whose sheet
 refetches the revealed roll through the viewer's permissions."""
 

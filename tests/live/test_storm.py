@@ -1,4 +1,4 @@
-"""A storm of streams on PostgreSQL with the default settings (issue 12): 300 opened at once,
+"""A storm of streams on PostgreSQL with the default settings: 300 opened at once,
 as after a server restart, against a real uvicorn process; none fails, PostgreSQL's connections
 stay bounded by the pool (config/settings.py: DATABASE_POOL on by default), and the GM's
 actions made during the storm still answer; afterwards every stream hears the next change.

@@ -1,4 +1,4 @@
-"""What an action's htmx answer redraws (issue 16): every part of the page it changed, as a
+"""What an action's htmx answer redraws: every part of the page it changed, as a
 fresh render of that page shows it after the action; the result in its slot with an Undo for
 its changes, undone in place; and the parts a page may refetch alone.
 """

@@ -445,7 +445,7 @@ def test_it_gives_the_exact_odds_before_rolling(gm_client, world, query, expecte
     url = reverse("check_probability", args=[world.campaign.pk, world.other_pc.pk])
     response = gm_client.get(url, query)
     assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/plain")
+    assert response["Content-Type"].startswith("text/html")
     assert response.content.decode() == expected
 
 
@@ -549,3 +549,21 @@ def test_the_dashboard_renders_in_the_same_number_of_queries_for_3_and_30_charac
     print(f"dashboard queries (cold, cached): 3 characters {three}, 30 characters {thirty}")
     assert thirty == three
     assert max(thirty) <= 10, thirty
+
+
+def test_r26_remove_a_condition_offers_only_those_the_character_has_with_their_causes(
+    gm_client, world
+):
+    put(world.pc, conditions=[("gene", "gm"), ("extenue", "flux")])
+    page = gm_client.get(url_for(world, "remove_condition")).content.decode()
+    start = page.index('<select name="kind"')
+    form = page[start : page.index("</select>", start)]
+    assert 'value="gene"' in form and 'value="extenue"' in form
+    assert 'value="paralyse"' not in form and 'value="surpris"' not in form
+    assert "(Flux à 0)</option>" in form and "(MJ)</option>" in form
+    # One the character does not have is refused by the form, nothing written.
+    before = db_state()
+    response = gm_client.post(
+        url_for(world, "remove_condition"), body(world, "remove_condition", kind="paralyse")
+    )
+    assert response.status_code == 400 and db_state() == before

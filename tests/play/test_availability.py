@@ -1,4 +1,4 @@
-"""A card offers what the character's state allows and says why the rest is missing (issue 11).
+"""A card offers what the character's state allows and says why the rest is missing.
 
 The choices come from the engine's availability (rules/engine/availability.py), the same
 checks the services' engine calls make: what a card offers is what a POST does.

@@ -1,4 +1,4 @@
-"""What a card says of a character's conditions reads once, in each language (issue 11)."""
+"""What a card says of a character's conditions reads once, in each language."""
 
 import re
 

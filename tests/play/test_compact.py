@@ -1,4 +1,4 @@
-"""The compact dashboard (issue 11): a dense row per character, chosen per campaign and member,
+"""The compact dashboard: a dense row per character, chosen per campaign and member,
 and every answer and push bringing rows to a page that shows rows."""
 
 import html as htmllib

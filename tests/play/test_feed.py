@@ -80,12 +80,14 @@ def test_the_feed_is_the_visibility_rules_latest_entries_newest_first(player_cli
     run(campaign, gm, "clock", {"minutes": "10"})
     run(campaign, gm, "check", CHECK, character=world.pc, typed=[2], visibility="gm")
     membership = world.player_membership
-    expected = list(visible_entries(membership).values_list("pk", flat=True)[:FEED_SIZE])
+    mine = visible_entries(membership).filter(character_id=world.pc.pk)
+    expected = list(mine.values_list("pk", flat=True)[:FEED_SIZE])
     assert 0 < len(expected) <= FEED_SIZE
-    if party == PartyVisibility.BARS:
-        assert len(expected) == FEED_SIZE
     html = player_client.get(feed_url(campaign, world.pc)).content.decode()
+    # The sheet's own character's entries only, whatever the party's visibility shows.
     assert entry_ids(html) == expected
+    others = AuditEntry.objects.exclude(character_id=world.pc.pk).values_list("pk", flat=True)
+    assert not set(entry_ids(html)) & set(others)
     assert f'data-log-id="{expected[0]}"' in html.split("<ol", 1)[0]  # the feed's newest
 
 
@@ -131,15 +133,17 @@ def test_r3_damage_and_r5_a_test_in_toasts_and_in_english(world, settings):
         assert change.toast == "R3 · damage: PV 11 → 9"
 
 
-def test_only_the_sheets_character_gets_toasts(world):
+def test_a_sheets_feed_holds_its_own_characters_entries_only(world):
     campaign, gm = world.campaign, world.gm
     campaign.party_visibility = PartyVisibility.BARS
     campaign.save()
     run(campaign, gm, "damage", {"amount": "6"}, character=world.other_pc)
     run(campaign, gm, "damage", {"amount": "5"}, character=world.pc)
-    items = feed(world.player_membership, world.pc)
-    about = {item.entry.character_id: item.toast for item in items}
-    assert about[world.pc.pk] and about[world.other_pc.pk] == ""
+    run(campaign, gm, "spend_flux", {"amount": "1"}, character=world.npc)
+    for membership in (world.player_membership, world.gm_membership):
+        items = feed(membership, world.pc)
+        assert items and {item.entry.character_id for item in items} == {world.pc.pk}
+        assert all(item.toast for item in items if item.entry.field in ("pv", ""))
 
 
 def test_minus_signs_are_typeset_and_nothing_else():

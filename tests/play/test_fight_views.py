@@ -15,6 +15,7 @@ from campaign.models import Campaign
 from characters.models import Condition
 from journal.models import AuditEntry
 from play import services
+from play.services import runner
 from tests.helpers import db_state
 from tests.play.test_actions import HTMX, from_dashboard
 
@@ -65,6 +66,38 @@ def card_tag(html: str, pk: int) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # The GM's section on the dashboard
+
+
+def test_r33_the_start_honours_the_places_the_gm_gave_not_the_list(gm_client, world):
+    # The page lists the candidates in its own order; the places (numbered as ticked by
+    # static/fight.js, or typed) are the GM's order.
+    body = {
+        "fighters": [world.pc.pk, world.other_pc.pk, world.npc.pk],
+        f"place_{world.pc.pk}": "3",
+        f"place_{world.other_pc.pk}": "1",
+        f"place_{world.npc.pk}": "2",
+    }
+    response = gm_client.post(url(world, "fight_start"), body, **from_dashboard(world))
+    assert response.status_code == 200
+    assert fight_of(world.campaign)["order"] == [
+        str(world.other_pc.pk),
+        str(world.npc.pk),
+        str(world.pc.pk),
+    ]
+
+
+def test_r33_a_fighter_without_a_place_comes_after_those_placed(gm_client, world):
+    body = {"fighters": [world.pc.pk, world.npc.pk], f"place_{world.npc.pk}": "1"}
+    gm_client.post(url(world, "fight_start"), body, **from_dashboard(world))
+    assert fight_of(world.campaign)["order"] == [str(world.npc.pk), str(world.pc.pk)]
+
+
+def test_r33_a_bad_place_is_refused_in_the_section(gm_client, world):
+    body = {"fighters": [world.pc.pk], f"place_{world.pc.pk}": "0"}
+    response = gm_client.post(url(world, "fight_start"), body, **from_dashboard(world))
+    assert response.status_code == 400
+    assert fight_of(world.campaign) is None
+    assert 'data-testid="fight-error"' in response.content.decode()
 
 
 def test_without_a_fight_the_section_offers_every_living_character(gm_client, world):
@@ -349,11 +382,11 @@ def test_r33_the_turn_passing_publishes_both_seats_though_the_log_names_none(wor
     seen = []
     original = live.publish
     live_publish = lambda campaign_id, ids, log_id: seen.append(list(ids))  # noqa: E731
-    services.publish = live_publish
+    runner.publish = live_publish
     try:
         result = services.fight_next_turn(campaign_id=world.campaign.pk, actor=world.gm)
     finally:
-        services.publish = original
+        runner.publish = original
     assert {e.character_id for e in result.entries} == {None}
     assert seen == [sorted([world.pc.pk, world.npc.pk])]  # Gaspard's seat did not move
     assert result.character_ids == sorted([world.pc.pk, world.npc.pk])
@@ -392,3 +425,46 @@ def test_r33_the_fights_last_change_is_undone_from_its_result(gm_client, world):
     assert fighters(html)[0][3] and not fighters(html)[1][3]  # Isaure's turn again
     assert "its-turn" in card_tag(html, world.pc.pk)
     assert "its-turn" not in card_tag(html, world.npc.pk)
+
+
+# ---------------------------------------------------------------------------------------------
+# R9/R33: the dice of the rolls a round's length brings, typed in
+
+
+def _hourly_rounds(world):
+    from tests.play.play import at, put
+
+    Campaign.objects.filter(pk=world.campaign.pk).update(round_seconds=3600)
+    # Stabilised at 08:00: the round's hour brings R13's waking try at 09:00.
+    put(world.pc, vital="stabilised", pv=-1, stabilised_at=at(0), down_cause="chute")
+    start(world, world.npc)
+
+
+def test_r9_r33_the_next_turn_takes_typed_dice_when_the_round_moves_the_clock(gm_client, world):
+    _hourly_rounds(world)
+    page = gm_client.get(url(world, "campaign")).content.decode()
+    assert 'data-testid="fight-dice"' in section(page)
+    body = {"dice": "18 3"}  # the try's D20, then the sequel's D6 (R14)
+    response = gm_client.post(url(world, "fight_next_turn"), body, **from_dashboard(world))
+    assert response.status_code == 200
+    roll = AuditEntry.objects.get(campaign=world.campaign, kind="roll", rule_id="R13")
+    assert roll.typed_in and roll.roll["dice"] == [18]
+    assert fight_of(world.campaign)["round"] == 2
+
+
+def test_r9_r33_bad_or_unused_typed_dice_on_the_next_turn_are_refused(gm_client, world):
+    _hourly_rounds(world)
+    before = AuditEntry.objects.count()
+    for dice in ("dix", "18 3 4"):
+        response = gm_client.post(
+            url(world, "fight_next_turn"), {"dice": dice}, **from_dashboard(world)
+        )
+        assert response.status_code == 400
+        assert 'data-testid="fight-error"' in response.content.decode()
+    assert AuditEntry.objects.count() == before and fight_of(world.campaign)["round"] == 1
+
+
+def test_r33_the_next_turn_takes_no_dice_field_when_the_round_moves_no_clock(gm_client, world):
+    start(world, world.npc, world.pc)
+    page = gm_client.get(url(world, "campaign")).content.decode()
+    assert 'data-testid="fight-dice"' not in section(page)

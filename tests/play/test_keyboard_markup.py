@@ -1,4 +1,4 @@
-"""What static/keys.js needs of the GM's dashboard (issue 11): a skip link, focusable slots
+"""What static/keys.js needs of the GM's dashboard: a skip link, focusable slots
 that name their character, the shortcuts' list in French, the script without inline code."""
 
 import re

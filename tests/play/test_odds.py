@@ -1,4 +1,4 @@
-"""Every roll form's odds before rolling (issue 11): the services weigh the very operation
+"""Every roll form's odds before rolling: the services weigh the very operation
 they play (R5, R10, R12, R13, R27, R28), the routes answer a dash for a half-typed form, and
 only the GM asks the odds of the GM's actions.
 """
@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from characters.models import Character, Condition, Sequel
 from play import parts, services
+from play.services import runner
 from rules.engine import NotStabilised
 from tests.helpers import db_state
 
@@ -37,7 +38,7 @@ def played_on_every_face(monkeypatch, world, service, **arguments) -> Fraction:
     test's successes."""
     wins = 0
     for face in range(1, 21):
-        monkeypatch.setattr(services, "dice_source", lambda typed, face=face: FirstFace(face))
+        monkeypatch.setattr(runner, "dice_source", lambda typed, face=face: FirstFace(face))
         savepoint = transaction.savepoint_create()
         result = service(actor=world.gm, **arguments)
         transaction.savepoint_rollback(savepoint)
@@ -186,7 +187,7 @@ def test_it_gives_the_gm_each_actions_odds_as_its_form_is_typed_in(gm_client, wo
     # Who sees the roll and dice half-typed in change nothing.
     response = gm_client.get(_url(world, action), {**query, "visibility": "x", "dice": "3, "})
     assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/plain")
+    assert response["Content-Type"].startswith("text/html")
     assert response.content.decode() == f"{int(expected * 100)} %"
 
 
@@ -298,3 +299,33 @@ def test_the_players_test_form_weighs_the_same_test(player_client, world):
     url = reverse("check_probability", args=[world.campaign.pk, world.pc.pk])
     response = player_client.get(url, {"stat": "VAI", "skill": "Survie", "difficulty": "12"})
     assert response.content.decode() == "50 %"  # d20 + 1 >= 12 on 11..20
+
+
+MARKUP = '"><img src=x onerror=alert(1)>'
+
+
+def test_the_odds_never_carry_markup_from_a_name_or_a_typed_value(gm_client, player_client, world):
+    """htmx puts the odds into the form as HTML: a character's name in a refusal and a typed
+    stat come escaped, on the GM's action and request forms and on the player's sheet."""
+    Character.objects.filter(pk=world.pc.pk).update(name=MARKUP, vital="coma", pv=-1)
+    campaign, pc = world.campaign, world.pc
+    answers = [
+        gm_client.get(
+            reverse("action_probability", args=[campaign.pk, pc.pk, "check"]),
+            {"stat": "ADR", "difficulty": "10"},
+        ),
+        gm_client.get(
+            reverse("roll_ask_probability", args=[campaign.pk, pc.pk]),
+            {"kind": "check", "stat": "ADR", "difficulty": "10"},
+        ),
+        player_client.get(
+            reverse("check_probability", args=[campaign.pk, pc.pk]),
+            {"stat": "<b>ADR</b>", "difficulty": "10"},
+        ),
+    ]
+    for response in answers:
+        text = response.content.decode()
+        assert response.status_code == 200 and text.startswith("—"), text
+        assert "<img" not in text and "<b>" not in text, text
+    assert "&lt;img" in answers[0].content.decode()  # the name, refused in a coma, escaped
+    assert "&lt;b&gt;" in answers[2].content.decode()  # the typed stat, escaped

@@ -93,7 +93,10 @@ def test_r3_approved_it_goes_through_the_gms_damage_service(player_client, gm_cl
     _made, approved = proposal_entries(world.campaign)
     assert approved.action == "proposal_approved" and approved.actor_id == world.gm.pk
     assert approved.after["entries"] == [damage.pk]
-    assert "approuvée" in approved.text_fr
+    # Approved as proposed is not an edit, whatever the GM's form adds (who rolls R10).
+    assert proposal.applied_arguments is None
+    assert approved.text_fr.startswith(f"Proposition #{proposal.pk} de paul_joueur approuvée : ")
+    assert "modifiée" not in approved.text_fr and "au lieu de" not in approved.text_fr
     # The answer is the GM's action's: the explanation, the card out of band, the list.
     page = response.content.decode()
     assert 'data-testid="explanation"' in page and 'id="character-' in page

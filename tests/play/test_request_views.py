@@ -179,9 +179,9 @@ def test_r34_the_settings_page_turns_the_players_rules_rolls_on(campaign, gm_cli
 def test_r34_each_form_may_leave_its_rules_rolls_to_the_players(campaign, gm, pc, npc, gm_client):
     """The setting is off: the damage form, the clock's and the night's still choose."""
     damage = gm_client.get(reverse("character_action", args=[campaign.pk, pc.pk, "damage"]))
-    assert 'name="ask_player"' in damage.content.decode()
+    assert 'name="ask_players"' in damage.content.decode()
     npc_damage = gm_client.get(reverse("character_action", args=[campaign.pk, npc.pk, "damage"]))
-    assert 'name="ask_player"' not in npc_damage.content.decode()  # no player to ask
+    assert 'name="ask_players"' not in npc_damage.content.decode()  # no player to ask
     # R11: in a coma at −1 PV; the GM's clock form says the players roll: it stops at 09:00.
     Character.objects.filter(pk=pc.pk).update(
         vital="coma",

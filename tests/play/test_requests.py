@@ -90,7 +90,7 @@ def test_r34_setting_off_the_server_rolls_r10_as_before(campaign, gm, pc):
 
 
 def test_r34_the_gm_asks_for_r10_by_hand_from_the_damage(campaign, gm, player, pc):
-    result = services.character_damage(character_id=pc.pk, actor=gm, amount=13, ask_player=True)
+    result = services.character_damage(character_id=pc.pk, actor=gm, amount=13, ask_players=True)
     [request] = result.requests
     # The GM rolls it instead (R34): the same R10 test, logged as the GM's.
     requests.roll_request_answer(request_id=request.pk, actor=gm, dice=[3])
@@ -166,7 +166,8 @@ def test_r34_r11_the_clock_stops_at_the_hourly_death_test(campaign, gm, player, 
     assert (request.due_at, request.clock_target) == (at(1), at(2.5))
     campaign.refresh_from_db()
     pc.refresh_from_db()
-    assert campaign.clock == at(1) and pc.pv == -1  # stopped before the hour's roll
+    # R11/R34: the hour's PV loss is applied when the clock stops; only its test waits.
+    assert campaign.clock == at(1) and pc.pv == -2
     with pytest.raises(services.ClockWaits, match="R34"):
         services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=10)
     with pytest.raises(services.ClockWaits):
@@ -175,9 +176,9 @@ def test_r34_r11_the_clock_stops_at_the_hourly_death_test(campaign, gm, player, 
     answer = requests.roll_request_answer(request_id=request.pk, actor=player, dice=[12])
     pc.refresh_from_db()
     campaign.refresh_from_db()
-    # The hour: −1 PV, Survie 12 + 1 = 13 ≥ 10, alive; then the clock goes on and stops at
-    # 10:00, the next hour's test (R34), asked again.
-    assert pc.pv == -2 and pc.vital == "coma"
+    # The hour's Survie 12 + 1 = 13 ≥ 10, alive; then the clock goes on and stops at 10:00,
+    # that hour's PV lost and its test (R34) asked again.
+    assert pc.pv == -3 and pc.vital == "coma"
     assert campaign.clock == at(2)
     [again] = answer.requests
     assert (again.kind, again.due_at, again.clock_target) == ("coma_hour", at(2), at(2.5))
@@ -254,14 +255,21 @@ def test_r34_r13_waking_try_asked_by_hand(campaign, gm, player, pc):
     assert pc.vital == "stabilised" and pc.last_wake_try == at(0)
 
 
-def test_r34_answering_what_is_no_longer_due_is_refused(campaign, gm, player, pc):
+def test_r10_r34_healed_above_0_the_survie_asked_lapses_and_cannot_be_answered(
+    campaign, gm, player, pc
+):
     _rules_on(campaign)
     [request] = services.character_damage(character_id=pc.pk, actor=gm, amount=13).requests
+    since = _last_id(campaign)
     services.character_heal(character_id=pc.pk, actor=gm, amount=3)
-    with pytest.raises(RuleError, match="n’attend plus"):
-        requests.roll_request_answer(request_id=request.pk, actor=player, dice=[10])
     request.refresh_from_db()
-    assert request.status == RequestStatus.PENDING
+    assert request.status == RequestStatus.LAPSED
+    [lapse] = [e for e in _entries(campaign, since) if e.field == "request"]
+    assert lapse.rule_id == "R34" and lapse.after["status"] == "lapsed"
+    assert "la demande devient caduque" in lapse.text_fr and "(R10)" in lapse.text_fr
+    with pytest.raises(RuleError, match="n’est plus dû"):
+        requests.roll_request_answer(request_id=request.pk, actor=player, dice=[10])
+    assert not [e for e in _entries(campaign, since) if e.kind == "roll"]
 
 
 def test_r34_a_request_entry_is_not_undone_but_its_action_is(campaign, gm, pc):
@@ -385,3 +393,17 @@ def test_r34_r33_a_round_with_a_length_waits_for_the_roll_in_it(campaign, gm, pl
     requests.roll_request_answer(request_id=request.pk, actor=player, dice=[18])
     campaign.refresh_from_db()
     assert (campaign.fight["round"], campaign.fight["turn"]) == (2, 0)
+
+
+def test_r34_with_the_setting_turned_off_the_clock_a_gm_answer_lets_go_stops_no_more(
+    campaign, gm, pc
+):
+    _rules_on(campaign)
+    put(pc, vital="coma", pv=-1, next_coma_hour=at(1))
+    [request] = services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=150).requests
+    Campaign.objects.filter(pk=campaign.pk).update(players_roll_rules=False)
+    # The GM rolls the 09:00 test; the clock goes on to 10:30 and rolls 10:00's itself.
+    answer = requests.roll_request_answer(request_id=request.pk, actor=gm, dice=[15])
+    campaign.refresh_from_db()
+    assert answer.requests == () and campaign.clock == at(2.5)
+    assert not RollRequest.objects.filter(status=RequestStatus.PENDING).exists()

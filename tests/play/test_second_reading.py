@@ -1,5 +1,5 @@
-"""RULES.md's settled points (second reading) as the GM's actions reach them: the settings
-through the settings form, the clock through its actions, damage through the dashboard.
+"""The settled points of the second reading (docs/rules.md) as the GM's actions reach them: the
+settings through the settings form, the clock through its actions, damage through the dashboard.
 
 The engine's tests (tests/rules/test_second_reading.py) prove each rule; these prove that the
 app's pages, forms and services carry it through to the rows and the log.
@@ -69,7 +69,7 @@ def test_r11_r12_the_settings_form_offers_the_setting_and_it_reaches_the_ruleset
 ):
     page = gm_client.get(reverse("campaign_settings", args=[campaign.pk]))
     assert 'name="damage_ends_stabilisation"' in page.content.decode()
-    assert ruleset_for(campaign).damage_ends_stabilisation is True  # RULES.md's default
+    assert ruleset_for(campaign).damage_ends_stabilisation is True  # the rules' default
     _settings(gm_client, campaign, damage_ends_stabilisation=False)
     assert ruleset_for(campaign).damage_ends_stabilisation is False
 

@@ -1,4 +1,4 @@
-"""The services' contract (DESIGN.md, "How a change flows"), not the rules' arithmetic.
+"""The services' contract (docs/architecture.md, "How a change flows"), not the rules' arithmetic.
 
 tests/rules proves what each rule does to an engine state; these prove what every service does
 around the engine: it is reachable by name with keyword-only arguments; the rows read back give
@@ -14,6 +14,7 @@ PV 18/18, Flux 6/6, PA 4, ESP 0; the clock starts at day 1, 08:00.
 
 import asyncio
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from journal import events as live
 from journal.audit import to_json
 from journal.models import AuditEntry
 from play import services
+from play.services import runner
 from rules import engine
 from tests.helpers import db_state
 from tests.play.play import T0, at, log, put, summary
@@ -42,7 +44,7 @@ def server_dice(monkeypatch):
 
     def script(*values):
         monkeypatch.setattr(
-            services, "dice_source", lambda typed: engine.ScriptedDice(values, typed_in=False)
+            runner, "dice_source", lambda typed: engine.ScriptedDice(values, typed_in=False)
         )
 
     return script
@@ -51,7 +53,7 @@ def server_dice(monkeypatch):
 @pytest.fixture
 def published(monkeypatch):
     events = []
-    monkeypatch.setattr(services, "publish", lambda *args: events.append(args))
+    monkeypatch.setattr(runner, "publish", lambda *args: events.append(args))
     return events
 
 
@@ -299,17 +301,24 @@ def test_it_is_called_by_name_with_keyword_arguments_only(world, name):
     assert db_state() == before
 
 
-def test_every_public_function_of_the_module_is_a_service_or_a_named_helper():
-    # roll_run and roll_odds: the R34 answers' way through the runner (play/requests.py).
-    helpers = {"dice_source", "gm_modifiers", "action_odds", "roll_run", "roll_odds"}
-    public = {
-        name
-        for name, value in vars(services).items()
-        if inspect.isfunction(value) and value.__module__ == services.__name__
-        if not name.startswith("_")
+@pytest.mark.parametrize(
+    "service", (*services.SERVICES, *services.CAMPAIGN_SERVICES), ids=lambda s: s.__name__
+)
+def test_every_service_is_a_thing_verb_taking_keywords_reached_from_the_package(service):
+    # The contract, whichever module of the package holds the service.
+    assert re.fullmatch(r"[a-z]+(_[a-z]+)+", service.__name__)
+    assert getattr(services, service.__name__) is service
+    assert service.__module__.startswith(f"{services.__name__}.")
+    parameters = inspect.signature(service).parameters.values()
+    assert {p.kind for p in parameters} <= {
+        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.VAR_KEYWORD,
     }
-    every = (*services.SERVICES, *services.CAMPAIGN_SERVICES)
-    assert public - helpers == {s.__name__ for s in every}
+
+
+def test_the_services_are_listed_once():
+    every = [s.__name__ for s in (*services.SERVICES, *services.CAMPAIGN_SERVICES)]
+    assert len(every) == len(set(every))
 
 
 @pytest.mark.parametrize("service", services.CAMPAIGN_SERVICES, ids=lambda s: s.__name__)
@@ -350,7 +359,7 @@ def test_the_log_holds_one_row_per_check_roll_and_change_in_order(world, name, p
     assert len({e.batch for e in result.entries}) == 1  # one action, undone as one
     changed = {e.character_id for e in result.entries if e.character_id is not None}
     # R33: and the combatants whose seat in the fight moved (their cards show it).
-    changed = sorted(changed | services._seats_moved(fight_before, _fight(world.campaign)))
+    changed = sorted(changed | runner._seats_moved(fight_before, _fight(world.campaign)))
     assert result.character_ids == changed
     assert published == [(world.campaign.pk, changed, result.entries[-1].pk)]
 
@@ -448,6 +457,8 @@ def test_a_check_entry_holds_every_term_and_says_the_die_was_typed_in(world):
         "difficulty": 12,
         "success": False,
         "extreme": None,
+        # Its terms add up to 0 (1 − 1 − 2 + 2): faces 12 to 20 pass, 9 of the 20.
+        "passing_faces": 9,
     }
     assert entry.text_fr == (
         "R5 · Survie (VAI) : 9 (d20) + 1 (VAI) − 1 (séquelle) − 2 (maladie) + 2 (MJ) "
@@ -656,7 +667,7 @@ def test_a_failure_while_writing_rolls_back_everything(world, published, monkeyp
     def boom(**kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(services.audit, "append", boom)
+    monkeypatch.setattr(runner.audit, "append", boom)
     before = db_state()
     with pytest.raises(RuntimeError):
         services.character_damage(character_id=world.pc.pk, actor=world.gm, amount=5)
@@ -676,7 +687,7 @@ def test_it_publishes_from_inside_its_transaction_once_the_entries_are_written(w
         # journal.events delivers what is published inside a transaction only at commit.
         seen.append((connection.in_atomic_block, AuditEntry.objects.filter(pk=log_id).exists()))
 
-    monkeypatch.setattr(services, "publish", spy)
+    monkeypatch.setattr(runner, "publish", spy)
     services.character_heal(character_id=world.pc.pk, actor=world.gm, amount=1)
     assert seen == [(True, True)]
 
@@ -712,7 +723,7 @@ def test_it_is_delivered_once_committed_and_never_for_a_rollback(world):
 
 
 # ---------------------------------------------------------------------------------------------
-# The campaign's settings reach the engine (RULES.md: every Choice is a campaign setting)
+# The campaign's settings reach the engine (docs/rules.md: every Choice is a campaign setting)
 
 
 def test_r10_the_campaigns_coma_delay_sets_when_borrowed_time_ends(world):

@@ -1,6 +1,6 @@
 """Creating and editing a character: through the services, on the log like any action.
 
-Nothing changes off the log (issue 10): the edit form's every changed field gets an entry with
+Nothing changes off the log: the edit form's every changed field gets an entry with
 before and after, PV and Flux set by hand go through the engine so their rules follow (R10's
 Survie test, R26's Exténué), a lowered maximum brings the current value down (R1), and open
 cards update (the write publishes the character and bumps its version).
@@ -14,6 +14,7 @@ from characters.models import Character
 from journal.models import AuditEntry
 from journal.visibility import visible_entries
 from play import services
+from play.services import runner
 from rules import engine
 from tests.helpers import character_data, db_state
 from tests.play.play import at, conditions_of, iso, log, put
@@ -25,7 +26,7 @@ EXTENUE_DEATHS_DOOR = {"kind": "extenue", "cause": "deaths_door"}
 @pytest.fixture
 def published(monkeypatch):
     events = []
-    monkeypatch.setattr(services, "publish", lambda *args: events.append(args))
+    monkeypatch.setattr(runner, "publish", lambda *args: events.append(args))
     return events
 
 
@@ -438,3 +439,20 @@ def test_the_history_explains_why_a_creation_is_not_undone(gm, gm_client, world)
     assert response.status_code == 400
     assert "une création ne s’annule pas" in response.content.decode()
     assert db_state() == before
+
+
+def test_a_new_character_starts_at_its_maxima_without_dice_and_may_be_followed_by_another(
+    gm_client, world
+):
+    url = reverse("character_create", args=[world.campaign.pk])
+    form = gm_client.get(url).content.decode()
+    assert 'name="dice"' not in form  # R10's Survie on creation is the server's
+    assert 'name="another"' in form and "Enregistrer et ajouter un autre" in form
+    data = character_data(world.campaign, name="Garde", kind="npc", pv="", flux="")
+    response = gm_client.post(url, {**data, "another": "1"})
+    assert response.status_code == 302 and response["Location"] == url
+    garde = Character.objects.get(name="Garde")
+    assert (garde.pv, garde.flux) == (garde.pv_max, garde.flux_max) == (12, 8)
+    # Given, a current value is kept.
+    gm_client.post(url, character_data(world.campaign, name="Blessée", kind="npc", pv="3"))
+    assert Character.objects.get(name="Blessée").pv == 3

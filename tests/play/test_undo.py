@@ -1,4 +1,4 @@
-"""The GM's undo: new entries that put back what a change replaced (DESIGN.md, "The audit log").
+"""The GM's undo: new entries that put back what a change replaced (docs/architecture.md, "Undo").
 
 History is never rewritten: an undo is a change entry whose `reverts` names the entry it
 undoes, and it can itself be undone. When later entries make the revert incoherent (the value

@@ -56,8 +56,12 @@ def test_r33_a_fight_goes_to_json_and_back():
         "actions_left": [1, 2],
         "reflexes_left": [0, 1],
         "surprised": ["aria"],
+        "done": [],
     }
     assert Fight.from_json(json.loads(json.dumps(data))) == ONE
+    # Stored before turns were tracked by name: those before the turn had theirs.
+    del data["done"]
+    assert Fight.from_json(data).done == ("aria",)
     # A generic dump of the dataclass (what the audit log does with a change's values) reads
     # back too.
     assert Fight.from_json(json.loads(json.dumps(dataclasses.asdict(ONE)))) == ONE
@@ -293,10 +297,10 @@ def test_r20_ebranle_leaves_the_actions_but_no_reflex():
     assert budgets(state)["brann"] == (2, 0)
 
 
-def test_r33_a_condition_given_during_a_round_counts_from_the_next_round():
+def test_r33_r22_a_condition_given_during_a_round_changes_the_budget_at_once():
     state = start(party()).state
-    state = add_condition(state, "gobelin", ConditionKind.GENE).state
-    assert budgets(state)["gobelin"] == (2, 1)  # this round's budget was set at its start
+    state = checked(state, add_condition(state, "gobelin", ConditionKind.GENE)).state
+    assert budgets(state)["gobelin"] == (1, 1)  # at once, not from the next round
     assert budgets(new_round(state).state)["gobelin"] == (1, 1)
 
 
@@ -520,8 +524,10 @@ def test_r33_reordering_keeps_the_turn_and_what_each_one_has_left():
     assert fight.round == 1
     assert outcome.explanation_lines("fr") == ("R33 · Ordre du combat : Gobelin, Brann, Aria",)
     assert outcome.explanation_lines("en") == ("R33 · Fight order: Gobelin, Brann, Aria",)
-    # The next turn follows the new order.
-    assert turn(outcome.state).state.fight.current == "aria"
+    # R33: Gobelin, moved above, has not had his turn and will; Aria had hers and keeps it had.
+    after = turn(outcome.state).state
+    assert after.fight.current == "gobelin" and after.fight.round == 1
+    assert turn(after).state.fight.round == 2
 
 
 def test_r33_a_combatant_joining_gets_its_budget_one_leaving_loses_its_place():

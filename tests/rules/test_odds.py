@@ -58,6 +58,9 @@ def weighed(run):
     odds = first_test_odds(run)
     assert odds is not None
     assert odds.probability == faces_won(run)
+    # The rolled test keeps the same odds with it, for the dice's statistics.
+    played = run(ScriptedDice([10, 1, 1, 1], typed_in=False)).checks[0]
+    assert Fraction(played.passing_faces, 20) == odds.probability
     return odds
 
 

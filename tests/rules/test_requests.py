@@ -65,19 +65,21 @@ def test_r34_r10_no_longer_due_once_healed_or_rolled():
         deaths_door_test(fallen, "a", rng=NO_DICE)
 
 
-def test_r34_r11_the_clock_stops_before_the_hour_whose_test_is_due():
-    # In a coma at −2: at 21:00 PV −3, −PV 3 > VAI 2, a Survie test (R11).
+def test_r11_r34_the_hours_loss_comes_first_then_the_clock_stops_for_its_test():
+    # In a coma at −2: at 21:00 PV −3, −PV 3 > VAI 2, a Survie test (R11). The hour's PV
+    # loss is applied when the clock stops (the card shows −3), only the test waits.
     start = campaign(hero(pv=-2, vital=Vital.COMA, next_coma_hour=EVENING + HOUR))
     outcome = advance_clock(start, minutes=180, rng=NO_DICE, defer=["a"])
     assert outcome.state.clock == EVENING + HOUR
-    assert outcome.character("a").pv == -2  # the hour is not played yet
+    assert outcome.character("a").pv == -3
+    assert outcome.character("a").next_coma_hour == EVENING + 2 * HOUR
     assert outcome.due == (DueRoll("coma_hour", "R11", "a", EVENING + HOUR, EVENING + 3 * HOUR),)
     # The player's 9: 9 + 2 ≥ 10; the clock goes on and stops at 22:00 for the next one.
     on = resume_clock(
         outcome.state, "a", "coma_hour", rng=ScriptedDice([9]), to=EVENING + 3 * HOUR, defer=["a"]
     )
-    assert on.character("a").pv == -3 and on.character("a").vital is Vital.COMA
-    assert on.state.clock == EVENING + 2 * HOUR
+    assert on.character("a").pv == -4 and on.character("a").vital is Vital.COMA
+    assert on.state.clock == EVENING + 2 * HOUR  # 22:00's hour lost, its test asked
     assert [d.kind for d in on.due] == ["coma_hour"]
     # Rolled by the server this time (no defer): the rest of the way, every hour rolled.
     end = resume_clock(
@@ -113,9 +115,9 @@ def test_r34_resuming_what_is_no_longer_due_is_refused():
         resume_clock(stopped, "a", "wake", rng=NO_DICE, to=EVENING + 2 * HOUR)
     with pytest.raises(NotDue):
         resume_clock(start, "a", "coma_hour", rng=NO_DICE, to=EVENING + 2 * HOUR)
-    # Due, but healed by hand to 0 since: the hour takes 1 PV and asks no test.
+    # Due, but healed by hand to 0 since: no longer past R11's threshold, no test.
     healed = stopped.with_character(replace(stopped.character("a"), pv=0))
-    with pytest.raises(NotDue, match="plus de test"):
+    with pytest.raises(NotDue, match="plus de jet dû"):
         resume_clock(healed, "a", "coma_hour", rng=NO_DICE, to=EVENING + 2 * HOUR)
 
 

@@ -1,4 +1,4 @@
-"""RULES.md, "Settled points (second reading)" (issue 15): one test or more per point."""
+"""docs/rules.md, "Settled points (second reading)": one test or more per point."""
 
 from datetime import datetime, timedelta
 

@@ -1,4 +1,4 @@
-"""French that reads naturally and one English term (issue 11): hours without ".0" and with a
+"""French that reads naturally and one English term: hours without ".0" and with a
 French decimal comma, real plurals instead of "(s)", the ground of a fall in words, and "PA"
 in English sentences as on the cards."""
 

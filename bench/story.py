@@ -1,0 +1,113 @@
+"""The pictures and the dice's story at 1,000 and 1,000,000 audit entries (PostgreSQL): the
+statistics page, a character's whole-campaign chart and, to compare them with, a history page.
+`chart` is Bastien's (every PV change of the bulk rows is his: a third of the log), `chart_rolls`
+Aveline's (only rolls: the chart reads her entries and draws nothing).
+
+Run: `DATABASE_URL=postgres://… .venv/bin/python bench/story.py`. Like bench/history.py (whose
+campaigns it builds, with the same bulk rows: a third rolls, two thirds PV changes, three
+characters, one entry in ten GM-only) it works in a throwaway test database dropped at the end.
+BENCH_BIG sets the big campaign's size (1,000,000 on PostgreSQL, 100,000 otherwise);
+BENCH_REQUESTS the requests per figure (median and p95, the small and the big campaign's
+requests alternating). Pages are fetched as the GM and as a player (party_visibility STATE).
+
+The bulk rows do not go through the audit writer, which keeps the dice's tally
+(journal/tally.py): `manage.py dice_tally --rebuild` derives it from them, and `dice_tally`
+proves it equal to a recomputation; both are timed.
+
+The last lines are the headline: at the big size, each page's median over the history page's
+median (the target: the statistics page and the chart within 3x of the history page).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("BENCH_REQUESTS", "5")
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+
+from bench import history
+from characters.models import Character
+
+
+def urls(campaign) -> dict[str, str]:
+    # The bulk rows give Aveline every roll and Bastien every PV change (a third of the log
+    # each): Bastien's chart is the worst case, every one of his changes read and drawn.
+    aveline = Character.objects.get(campaign=campaign, name="Aveline")
+    bastien = Character.objects.get(campaign=campaign, name="Bastien")
+    return {
+        "history": f"/c/{campaign.pk}/history/",
+        "statistics": f"/c/{campaign.pk}/statistics/",
+        "chart": f"/c/{campaign.pk}/characters/{bastien.pk}/chart/",
+        "chart_rolls": f"/c/{campaign.pk}/characters/{aveline.pk}/chart/",
+    }
+
+
+def run() -> None:
+    settings.DEBUG = False
+    User = get_user_model()
+    gm = User.objects.create_user("bench_gm", password="x")
+    player = User.objects.create_user("bench_player", password="x")
+    clients = {}
+    for who, user in (("gm", gm), ("player", player)):
+        clients[who] = Client()
+        clients[who].force_login(user)
+    print(f"database: {connection.vendor}; {history.REQUESTS} requests per figure (median, p95)")
+    campaigns = {}
+    for n in (history.SMALL, history.BIG):
+        campaign, seconds = history.make(gm, player, n)
+        campaigns[n] = campaign
+        print(f"{n:>9,} entries written in {seconds:6.1f} s")
+        # The bulk rows bypass the audit writer that keeps the dice's tally: it is derived
+        # from them, then proven equal to a recomputation, as `manage.py dice_tally` does.
+        started = time.perf_counter()
+        call_command("dice_tally", campaign.pk, "--rebuild", stdout=io.StringIO())
+        rebuilt = time.perf_counter() - started
+        started = time.perf_counter()
+        call_command("dice_tally", campaign.pk, stdout=io.StringIO())
+        print(
+            f"          dice tally rebuilt from the log in {rebuilt:6.1f} s, proven equal to a "
+            f"recomputation in {time.perf_counter() - started:6.1f} s"
+        )
+    small, big = urls(campaigns[history.SMALL]), urls(campaigns[history.BIG])
+    medians: dict[tuple[str, str, int], float] = {}
+    for who, client in clients.items():
+        for name in ("history", "statistics", "chart", "chart_rolls"):
+            started = time.perf_counter()
+            pair = history.measure_pair(client, small[name], big[name])
+            for n, (median, p95, queries) in zip((history.SMALL, history.BIG), pair, strict=True):
+                medians[(who, name, n)] = median
+                print(
+                    f"  {who:<6} {name:<10} at {n:>9,}: {median * 1000:9.2f} ms "
+                    f"(p95 {p95 * 1000:9.2f}), {queries} queries"
+                )
+            print(f"    ({time.perf_counter() - started:.0f} s)", flush=True)
+    for who in clients:
+        base = medians[(who, "history", history.BIG)]
+        for name in ("statistics", "chart", "chart_rolls"):
+            ratio = medians[(who, name, history.BIG)] / base
+            print(
+                f"{who}: {name} at {history.BIG:,} entries over the history page: {ratio:.1f}x "
+                "(target <= 3x)"
+            )
+
+
+def main() -> None:
+    old_name = connection.creation.create_test_db(verbosity=0)
+    try:
+        run()
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()

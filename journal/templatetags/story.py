@@ -1,0 +1,38 @@
+"""The pictures and the luck table a page (the recap, the history) includes for a session:
+`{% include "journal/_party_chart.html" with session=session %}` and `_luck_table.html`
+read them through these tags, for the `membership` of the page's context."""
+
+from django import template
+
+from journal.charts import character_chart, chartable_characters, party_charts
+from journal.models import PlaySession
+from journal.stats import dice_story
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def session_party_charts(context, session):
+    return party_charts(context["membership"], session)
+
+
+@register.simple_tag(takes_context=True)
+def session_dice_story(context, session):
+    return dice_story(context["membership"], session)
+
+
+@register.simple_tag(takes_context=True)
+def chart_for(context, character_id, session=None):
+    """The chart of a character the page's member may chart, else None (`session`: one play
+    session's; none: the whole campaign)."""
+    membership = context["membership"]
+    character = chartable_characters(membership).filter(pk=character_id).first()
+    if character is None:
+        return None
+    return character_chart(membership, character, session=session)
+
+
+@register.simple_tag(takes_context=True)
+def latest_session(context):
+    membership = context["membership"]
+    return PlaySession.objects.filter(campaign_id=membership.campaign_id).first()

@@ -1,0 +1,136 @@
+"""The whole party: the clock, the scene, rests (R10–R13, R17–R19, R30–R32)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from play.services.runner import Result, Table, on_party
+from rules import engine
+
+# ---------------------------------------------------------------------------------------------
+# The whole party: the clock, the scene, rests (R10–R13, R17–R19, R30–R32)
+
+
+def clock_advance(
+    *,
+    campaign_id: int,
+    actor,
+    minutes: float | None = None,
+    to_morning: bool = False,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+    ask_players: bool | None = None,
+) -> Result:
+    """R32: by `minutes`, or to the next morning, with everything due on the way. R34: it
+    stops at the first R11/R13 roll due for a player character when their players roll
+    (`ask_players`, None for the campaign's setting), and waits while one is awaited."""
+
+    def operation(t: Table) -> engine.Outcome:
+        if to_morning:
+            return engine.advance_to_morning(t.state, rng=t.rng, ruleset=t.ruleset, defer=t.defer)
+        return engine.advance_clock(
+            t.state, rng=t.rng, minutes=minutes, ruleset=t.ruleset, defer=t.defer
+        )
+
+    return on_party(
+        campaign_id,
+        "clock",
+        operation,
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+        ask_players=ask_players,
+        holds_clock=True,
+    )
+
+
+def scene_end(*, campaign_id: int, actor, visibility: str | None = None) -> Result:
+    return on_party(
+        campaign_id,
+        "end_scene",
+        lambda t: engine.end_scene(t.state, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+        holds_clock=True,
+    )
+
+
+def party_night_rest(
+    *,
+    campaign_id: int,
+    actor,
+    hours: float,
+    poor_quality: bool = False,
+    sleeper_ids: Iterable[int] | None = None,
+    clinic_ids: Iterable[int] = (),
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+    ask_players: bool | None = None,
+) -> Result:
+    """A night (R17, R19, R28, R31); `sleeper_ids` None or empty: every conscious character.
+    R34: a short night's Volonté may be asked of the players (`ask_players`)."""
+    keys = [str(pk) for pk in sleeper_ids or ()] or None
+    clinic_keys = [str(pk) for pk in clinic_ids]
+    return on_party(
+        campaign_id,
+        "night",
+        lambda t: engine.night_rest(
+            t.state,
+            hours=float(hours),
+            rng=t.rng,
+            keys=keys,
+            poor_quality=poor_quality,
+            clinic_keys=clinic_keys,
+            ruleset=t.ruleset,
+            defer=t.defer,
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+        ask_players=ask_players,
+        holds_clock=True,
+    )
+
+
+def party_hour_rest(
+    *,
+    campaign_id: int,
+    actor,
+    gm_override: bool = False,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+    ask_players: bool | None = None,
+) -> Result:
+    """R18 step 1: the group's 1D4, within the half-day limit unless the GM overrides it.
+    R34: a player's roll due in that hour stops the clock there (`ask_players`, None for the
+    campaign's setting); the 1D4 comes once it is answered."""
+    return on_party(
+        campaign_id,
+        "hour_rest",
+        lambda t: engine.hour_rest(
+            t.state, rng=t.rng, gm_override=gm_override, ruleset=t.ruleset, defer=t.defer
+        ),
+        actor=actor,
+        dice=dice,
+        visibility=visibility,
+        ask_players=ask_players,
+        holds_clock=True,
+    )
+
+
+def hour_rest_share(
+    *,
+    campaign_id: int,
+    actor,
+    splits: Mapping[int, tuple[int, int]],
+    visibility: str | None = None,
+) -> Result:
+    """R18 step 2: {character id: (PV, Flux)}, each adding up to the group's roll."""
+    by_key = {str(pk): tuple(split) for pk, split in splits.items()}
+    return on_party(
+        campaign_id,
+        "share_hour_rest",
+        lambda t: engine.share_hour_rest(t.state, splits=by_key, ruleset=t.ruleset),
+        actor=actor,
+        visibility=visibility,
+    )

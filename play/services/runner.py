@@ -1,0 +1,436 @@
+"""The runner: every service's one path to the engine (DESIGN.md, "How a change flows").
+
+`run` opens one transaction, locks the campaign row (which orders the audit chain) and the
+characters the action touches, builds the engine's state from the rows, calls `rules.engine`
+with a cryptographic RNG or the dice a person typed in (R9), writes the new state back and one
+audit entry per roll and per change, and publishes them for delivery at commit. A `RuleError`
+leaves rows and log as they were. A `Roll` is an action that may roll a test; `run_roll` plays
+it, `roll_odds` weighs it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from campaign.models import Campaign
+from characters import state as rows_state
+from characters.models import Character
+from journal import audit
+from journal.events import publish
+from journal.models import AuditEntry
+from journal.texts import de
+from play.models import RequestKind, RequestStatus, RollRequest
+from play.services.asking import (
+    REQUEST_LABELS,
+    RULES_ROLL_KINDS,
+    ClockWaits,
+    owner_name,
+    players_keys,
+    request_draft,
+    request_due_rolls,
+)
+from play.services.entries import entry_drafts
+from rules import engine
+
+
+@dataclass(frozen=True)
+class Result:
+    outcome: engine.Outcome
+    entries: list[AuditEntry]
+    character_ids: list[int]
+    # R34: the roll requests the action made (a rules roll left to a player).
+    requests: tuple[RollRequest, ...] = ()
+
+
+class UnusedTypedDice(engine.RuleError):
+    """More dice were typed in than the action rolled: refused rather than silently dropped."""
+
+    code = "unused_typed_dice"
+
+
+def dice_source(typed: Iterable[int] | None, *, then_server: bool = False):
+    """The server's cryptographic RNG, or the values a person typed in from physical dice;
+    `then_server`: the typed values first, then the server for any die after them (R34: a
+    player types the die they were asked for; the sequel's D6 a success brings, or the rolls
+    of the clock going on after it, are the server's, and logged as such, R9)."""
+    values = tuple(typed or ())
+    if values and then_server:
+        return TypedThenServer(values)
+    return engine.ScriptedDice(values, typed_in=True) if values else random.SystemRandom()
+
+
+class TypedThenServer:
+    """Typed-in values, then the server's RNG. `typed_in` says where the last die came from:
+    the engine reads it once a roll's dice are drawn (rules/engine/dice.py, roll)."""
+
+    def __init__(self, values: tuple[int, ...]):
+        self._typed = engine.ScriptedDice(values, typed_in=True)
+        self._server = random.SystemRandom()
+        self.typed_in = True
+
+    @property
+    def remaining(self) -> tuple[int, ...]:
+        return self._typed.remaining
+
+    def draw(self, sides: int) -> int:
+        if self._typed.remaining:
+            self.typed_in = True
+            return self._typed.draw(sides)
+        self.typed_in = False
+        return self._server.randrange(sides) + 1
+
+
+def gm_modifiers(value: int) -> tuple[engine.Modifier, ...]:
+    """The GM's own modifier to a test (R5), as the engine and the log name it."""
+    return (engine.Modifier("MJ", value, None, "GM"),) if value else ()
+
+
+# ---------------------------------------------------------------------------------------------
+# The runner
+
+
+@dataclass(frozen=True)
+class Table:
+    """What an operation sees: the locked rows, the engine's state built from them, the dice."""
+
+    campaign: Campaign
+    rows: dict[str, Character]
+    state: engine.CampaignState
+    ruleset: engine.Ruleset
+    rng: random.Random | engine.DiceSource
+    # R34: the characters whose rules rolls go to their players in this action.
+    defer: frozenset[str] = frozenset()
+
+
+Operation = Callable[[Table], engine.Outcome]
+Drafts = Callable[[str, engine.Outcome, dict[str, Character]], list[audit.Draft]]
+
+
+def run(
+    *,
+    actor,
+    action: str,
+    operation: Operation,
+    campaign_id: int | None = None,
+    character_ids: Iterable[int] | None = None,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+    drafts: Drafts | None = None,
+    fighting: bool = False,
+    proposed_by: str = "",
+    ask_players: bool | None = False,
+    holds_clock: bool = False,
+    then_server: bool = False,
+    note: Drafts | None = None,
+) -> Result:
+    """Run one operation on the campaign's characters (those ids, or all of them when None).
+
+    R34: `ask_players` (None: the campaign's setting) leaves the rules rolls of player
+    characters to their players (unless dice were typed in: the GM rolled them); each one
+    the outcome lists as due becomes a request to its owner, in the same batch. An action
+    that `holds_clock` (it moves the game clock) is refused while a request holds it.
+    `note` adds entries after the action's own (an answer's R34 entry).
+
+    Without `campaign_id`, the campaign is the first character's (a character never moves).
+    `fighting` adds the running fight's combatants to those ids, read once the campaign is
+    locked, so that no other action changes the fight in between (R33).
+    `proposed_by`: the player whose proposal the actor approved (play/proposals.py), named on
+    every entry beside the actor who approved it.
+    The outcome's changes to `rows_state.SHEET_FIELDS` (not part of the engine's state) are
+    written to the rows beside the state.
+    """
+    if character_ids is not None:
+        character_ids = list(character_ids)
+    if campaign_id is None:
+        campaign_id = Character.objects.values_list("campaign_id", flat=True).get(
+            pk=character_ids[0]
+        )
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        if fighting and character_ids is not None and campaign.fight:
+            character_ids = [*character_ids, *map(int, campaign.fight["order"])]
+        if holds_clock:
+            require_clock_free(campaign, actor)
+        rows = locked_rows(campaign, character_ids)
+        old = rows_state.campaign_state(campaign, rows.values())
+        rng = dice_source(dice, then_server=True) if then_server else dice_source(dice)
+        if ask_players is None:
+            ask_players = campaign.players_roll_rules
+        # Dice the GM typed in are that roll; an answer's typed die is the asked roll only.
+        asking = ask_players and (then_server or not dice)
+        defer = players_keys(rows) if asking else frozenset()
+        ruleset = rows_state.ruleset_for(campaign)
+        outcome = operation(Table(campaign, rows, old, ruleset, rng, defer))
+        unused = getattr(rng, "remaining", ())
+        if unused:
+            values = ", ".join(map(str, unused))
+            raise UnusedTypedDice(
+                f"Ces valeurs de dés saisies n’ont pas servi : {values}. Rien n’a été appliqué.",
+                f"These typed-in dice values were not used: {values}. Nothing was applied.",
+            )
+        sheet = [c for c in outcome.changes if c.field in rows_state.SHEET_FIELDS]
+        rows_state.save_state(campaign, rows, old, outcome.state, sheet=sheet)
+        written = (drafts or entry_drafts)(action, outcome, rows)
+        if proposed_by:
+            _name_proposer(written, proposed_by)
+        if note is not None:
+            written += note(action, outcome, rows)
+        asked = request_due_rolls(campaign, rows, outcome, actor=actor, visibility=visibility)
+        written += [request_draft(request, actor, rows) for request in asked]
+        entries = audit.append(
+            campaign=campaign, actor=actor, drafts=written, visibility=visibility
+        )
+        changed = sorted(
+            {e.character_id for e in entries if e.character_id is not None}
+            | _seats_moved(old.fight, outcome.state.fight)
+        )
+        if entries:
+            # Inside the transaction: delivered only once it commits (journal/events.py).
+            publish(campaign.pk, changed, entries[-1].pk)
+        # R34: what this action changed may leave a waiting rules roll no longer due.
+        stale_requests_lapse(campaign_id=campaign.pk, actor=actor, character_ids=rows)
+    return Result(outcome, entries, changed, tuple(asked))
+
+
+def _name_proposer(drafts: list[audit.Draft], proposer: str) -> None:
+    """A player proposed what the actor approved: each entry says so in its own sentence (the
+    actor is the GM who approved)."""
+    for draft in drafts:
+        draft.text_fr = f"{draft.text_fr} · proposé par {proposer}"
+        draft.text_en = f"{draft.text_en} · proposed by {proposer}"
+
+
+def _seats(fight: engine.Fight | None) -> dict[str, tuple]:
+    if fight is None:
+        return {}
+    return {
+        key: (fight.round, place, place == fight.turn, *fight.left(key))
+        for place, key in enumerate(fight.order)
+    }
+
+
+def _seats_moved(before: engine.Fight | None, after: engine.Fight | None) -> set[int]:
+    """The characters whose seat in the fight changed (R33: the turn, the order, what is
+    left, in or out): their cards show it, though no entry of theirs says so (the turn
+    passing from one to the next names only the next), so they are published as changed."""
+    if before == after:
+        return set()
+    old, new = _seats(before), _seats(after)
+    return {int(key) for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
+
+
+def locked_rows(campaign: Campaign, character_ids=None, *, lock=True) -> dict[str, Character]:
+    """The campaign's characters (all, or those ids) locked for this transaction, keyed as
+    the engine keys them, with what the engine's state needs loaded (`lock=False`: read
+    only, for odds)."""
+    rows = Character.objects.all()
+    if lock:
+        # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the outer join
+        # that select_related("illness") adds.
+        rows = rows.select_for_update(of=("self",))
+    rows = (
+        rows.filter(campaign=campaign)
+        .order_by("pk")
+        .select_related("illness")
+        .prefetch_related("conditions", "sequels")
+    )
+    if character_ids is not None:
+        rows = rows.filter(pk__in=list(character_ids))
+    return {str(row.pk): row for row in rows}
+
+
+def on_character(
+    character_id: int,
+    action: str,
+    operation: Operation,
+    *,
+    actor,
+    dice=None,
+    visibility=None,
+    proposed_by="",
+) -> Result:
+    return run(
+        actor=actor,
+        action=action,
+        operation=operation,
+        character_ids=[character_id],
+        dice=dice,
+        visibility=visibility,
+        proposed_by=proposed_by,
+    )
+
+
+def on_party(campaign_id: int, action: str, operation: Operation, **kwargs) -> Result:
+    # Every character: the clock and the rests may concern anyone (timers, sleepers).
+    return run(campaign_id=campaign_id, action=action, operation=operation, **kwargs)
+
+
+@dataclass(frozen=True)
+class Roll:
+    """An action on a character that may roll a test: its engine operation and the characters
+    it reads. Its service plays it (`run_roll`); `action_odds` weighs the same operation, so the
+    odds shown before the roll are those of the roll that follows."""
+
+    action: str
+    operation: Operation
+    character_ids: list[int] | None  # None: every character (the clock going on, R34)
+
+
+def run_roll(
+    roll: Roll,
+    *,
+    actor,
+    dice: Iterable[int] | None = None,
+    visibility: str | None = None,
+    proposed_by: str = "",
+    ask_players: bool | None = False,
+    then_server: bool = False,
+    note: Drafts | None = None,
+    campaign_id: int | None = None,
+) -> Result:
+    """A roll played through the runner: the GM's own services play theirs this way, and
+    R34's answers too (play/requests.py: `then_server`, typed dice first and the server's
+    after, and their `note`)."""
+    return run(
+        campaign_id=campaign_id,
+        actor=actor,
+        action=roll.action,
+        operation=roll.operation,
+        character_ids=roll.character_ids,
+        dice=dice,
+        visibility=visibility,
+        proposed_by=proposed_by,
+        ask_players=ask_players,
+        then_server=then_server,
+        note=note,
+    )
+
+
+def roll_odds(roll: Roll, campaign: Campaign, rows: dict[str, Character] | None = None):
+    """The odds of the first test `roll` would roll now (`action_odds`), read only. `rows`:
+    the characters already read, with what the engine's state needs (a card's row: its first
+    test is its own, R34), instead of reading them again."""
+    if rows is None:
+        rows = locked_rows(campaign, roll.character_ids, lock=False)
+    state = rows_state.campaign_state(campaign, rows.values())
+    ruleset = rows_state.ruleset_for(campaign)
+    return engine.first_test_odds(
+        lambda rng: roll.operation(Table(campaign, rows, state, ruleset, rng))
+    )
+
+
+def roll_try(roll: Roll, campaign: Campaign, rows: dict[str, Character]) -> engine.Outcome:
+    """`roll` played on rows already read (`locked_rows(..., lock=False)`) with dice thrown
+    away: the `RuleError` the rules would raise now, or the outcome, and nothing written
+    (a proposal's dry run, play/proposals.py)."""
+    state = rows_state.campaign_state(campaign, rows.values())
+    ruleset = rows_state.ruleset_for(campaign)
+    return roll.operation(Table(campaign, rows, state, ruleset, random.Random()))
+
+
+def require_clock_free(campaign: Campaign, actor) -> None:
+    waiting = RollRequest.objects.filter(
+        campaign=campaign, status=RequestStatus.PENDING, holds_clock=True
+    )
+    if waiting.exists() and stale_requests_lapse(campaign_id=campaign.pk, actor=actor):
+        # A roll no longer due lapsed and its clock went on: this action starts from there.
+        campaign.refresh_from_db()
+    waiting = waiting.select_related("character", "character__owner").first()
+    if waiting is None:
+        return
+    name, player = waiting.character.name, owner_name(waiting.character)
+    fr, en = REQUEST_LABELS[RequestKind(waiting.kind)]
+    raise ClockWaits(
+        f"L’horloge attend le jet {de(name)} ({fr}, {waiting.rule_id}) demandé à {player} : "
+        "qu’il ou elle le lance, ou lancez-le vous-même depuis sa carte (R34).",
+        f"The clock waits for {name}'s roll ({en}, {waiting.rule_id}) asked of {player}: "
+        "let them roll it, or roll it yourself from the card (R34).",
+        rule_id="R34",
+    )
+
+
+def stale_requests_lapse(
+    *, campaign_id: int, actor, character_ids: Iterable[int | str] | None = None
+) -> list[Result]:
+    """R34: every waiting rules roll (of those characters, or of all) that the rules no
+    longer call for lapses: the character was healed above 0 PV, stabilised, died, or is no
+    longer in the situation that made it due. The request ends as lapsed, logged, nobody
+    rolls; a clock stopped at it goes on from where it stopped (and may stop again), then
+    the action that moved it ends. No state leaves a request that nobody can close."""
+    pending = RollRequest.objects.filter(
+        campaign_id=campaign_id, status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS)
+    )
+    if character_ids is not None:
+        pending = pending.filter(character_id__in=[int(pk) for pk in character_ids])
+    ids = list(pending.values_list("pk", flat=True))
+    results = []
+    if not ids:
+        return results
+    with transaction.atomic():
+        Campaign.objects.select_for_update().get(pk=campaign_id)  # every write's lock order
+        for pk in ids:
+            # Read again: a lapse before it may have let the clock go on and lapsed it too.
+            request = (
+                RollRequest.objects.select_for_update(of=("self",))
+                .select_related("character", "character__owner", "requested_by")
+                .filter(pk=pk, status=RequestStatus.PENDING)
+                .first()
+            )
+            if request is None:
+                continue
+            campaign = Campaign.objects.get(pk=campaign_id)
+            rows = locked_rows(campaign, [request.character_id])
+            state = rows_state.campaign_state(campaign, rows.values())
+            kind = RULES_ROLL_KINDS[RequestKind(request.kind)]
+            key = str(request.character_id)
+            if not engine.rules_roll_due(state, key, kind, rows_state.ruleset_for(campaign)):
+                results.append(_lapse(request, actor, kind))
+    return results
+
+
+def _lapse(request: RollRequest, actor, kind: str) -> Result:
+    request.status = RequestStatus.LAPSED
+    request.closed_by = actor if getattr(actor, "pk", None) else None
+    request.closed_at = timezone.now()
+    request.result_fr = "plus dû : personne ne le lance"
+    request.result_en = "no longer due: nobody rolls it"
+    request.save()
+    Character.objects.filter(pk=request.character_id).update(version=F("version") + 1)
+    key, to = str(request.character_id), request.clock_target
+    label_fr, label_en = REQUEST_LABELS[RequestKind(request.kind)]
+    player = owner_name(request.character)
+
+    def note(action, outcome, rows):
+        said = (
+            f"{label_fr} demandé à {player} : le jet n’est plus dû, la demande devient caduque",
+            f"{label_en} asked of {player}: the roll is no longer due, the request lapses",
+        )
+        return [request_draft(request, actor, said=said)]
+
+    return run(
+        campaign_id=request.campaign_id,
+        actor=actor,
+        action="roll_request",
+        operation=lambda t: engine.lapse_roll(
+            t.state,
+            key,
+            kind,
+            rng=t.rng,
+            to=to,
+            ruleset=t.ruleset,
+            defer=t.defer,
+            then=request.clock_then or None,
+        ),
+        # A clock that goes on moves the whole party, as the clock does.
+        character_ids=None if to is not None else [request.character_id],
+        visibility=request.visibility or None,
+        # The campaign's setting as it is now: turned off meanwhile, the clock runs on.
+        ask_players=None,
+        note=note,
+    )
