@@ -39,7 +39,7 @@ from django.utils import timezone
 
 from campaign.models import Campaign, Membership, Role
 from characters.models import Character, Condition, Illness, Sequel
-from journal import audit, tally
+from journal import audit, standing, tally
 from journal.models import AuditEntry, PlaySession
 
 FORMAT = "chroniqueur-campaign-archive"
@@ -169,6 +169,13 @@ def _archive_chunks(campaign_id: int) -> Iterator[str]:
             }
             for s in sessions.order_by("pk")
         ],
+        # Derived, for readers: each entry an undo took back -> that standing undo
+        # (journal/standing.py). The import ignores it: the log itself says it all.
+        "undone": {
+            str(entry): undo
+            for entry, undo in sorted(standing.undone_by(campaign_id).items())
+            if head is not None and undo <= head[0]
+        },
         "log_fields": log_fields(),
     }
     text = json.dumps(archive, ensure_ascii=False, indent=1, default=_plain)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -17,11 +17,12 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from journal.audit import Seal
-from journal.models import AuditEntry, EntryKind, PlaySession
-from journal.sealing import REVEAL_FIELD
-from journal.seals import seal_sentence, sealed_at
-from journal.texts import field_name, rolled_by
+from journal import recap as recaps
+from journal.audit import Seal, from_json
+from journal.models import AuditEntry, EntryKind
+from journal.seals import seal_sentence
+from journal.standing import Standing
+from journal.texts import field_name, fight_summary, rolled_by, value_text
 from journal.texts import game_time as game_time_text
 from rules.engine.text import game_day
 
@@ -47,13 +48,16 @@ CSV_COLUMNS = (
     ("roll", "Jet", "Roll"),
     ("visibility", "Visibilité", "Visibility"),
     ("reverts", "Annule l’entrée", "Reverts entry"),
+    ("undone_by", "Annulée par", "Undone by"),
     ("batch", "Lot", "Batch"),
+    ("data", "Données (JSON)", "Data (JSON)"),
 )
 CSV_SEPARATOR = {"fr": ";", "en": ","}
 CSV_WORDS = {
     "kind": {"roll": ("jet", "roll"), "change": ("changement", "change")},
     "rolled_by": {"server": ("serveur", "server"), "typed_in": ("dé saisi", "typed in")},
-    "visibility": {"everyone": ("tout le monde", "everyone"), "gm": ("MJ seulement", "GM only")},
+    # The pages' own words (campaign.models.Visibility's labels, as translated).
+    "visibility": {"everyone": ("Tout le monde", "Everyone"), "gm": ("MJ uniquement", "GM only")},
 }
 
 
@@ -69,8 +73,9 @@ def _game_day_and_hour(moment) -> tuple[int | None, str]:
     return game_day(moment), moment.strftime("%H:%M")
 
 
-def entry_record(entry: AuditEntry, lang: str) -> dict:
-    """One entry as plain values: the row every format writes."""
+def entry_record(entry: AuditEntry, lang: str, state: Standing | None = None) -> dict:
+    """One entry as plain values: the row every format writes. `state` (the campaign's undos,
+    journal/standing.py) says which undo took the entry back, if one did."""
     rolled_by = ""
     if entry.kind == EntryKind.ROLL:
         rolled_by = "typed_in" if entry.typed_in else "server"
@@ -96,6 +101,7 @@ def entry_record(entry: AuditEntry, lang: str) -> dict:
         "roll": entry.roll,
         "visibility": entry.visibility,
         "reverts": entry.reverts_id,
+        "undone_by": state.undone_by.get(entry.pk) if state is not None else None,
         "batch": str(entry.batch),
     } | _seal_record(entry)
 
@@ -124,9 +130,9 @@ SEAL_WORDS = {
 }
 
 
-def _records(entries: QuerySet[AuditEntry], lang: str) -> Iterator[dict]:
+def _records(entries: QuerySet[AuditEntry], lang: str, state=None) -> Iterator[dict]:
     for entry in entries.iterator(chunk_size=CHUNK):
-        yield entry_record(entry, lang)
+        yield entry_record(entry, lang, state)
 
 
 class _Line:
@@ -186,46 +192,117 @@ def _in_game_time(field: str, value, index: int):
     return value
 
 
+def readable_value(field: str, value, index: int) -> str | int:
+    """A change's stored value as the pages say it ("dans le coma", "jour 1, 09:00",
+    "Fièvre (grave, 3 j)"), never JSON; "" for nothing. A number stays a number a
+    spreadsheet adds up; a text people typed (a name, a note, a cause) stays whole."""
+    if value is None:
+        return ""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and field not in GAME_TIME_FIELDS and field != "vital":
+        return value
+    if field == "character" and isinstance(value, dict):
+        return ", ".join(f"{key} {_flat(item)}" for key, item in value.items())
+    try:
+        engine_value = from_json(field, value)
+        if field == "fight":
+            return fight_summary(engine_value, {})[index]
+        return value_text(engine_value, field)[index]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return _flat(value)
+
+
+def _flat(value) -> str:
+    """Any stored value as plain words: lists joined by commas, mappings as "key value"."""
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_flat(item)}" for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_flat(item) for item in value)
+    return "" if value is None else str(value)
+
+
+# A roll's words in a CSV cell: (French, English).
+ROLL_WORDS = {
+    "total": ("total", "total"),
+    "difficulty": ("difficulté", "difficulty"),
+    "success": ("réussite", "success"),
+    "failure": ("échec", "failure"),
+    "natural": ("D20 naturel", "natural D20"),
+}
+
+
+def readable_roll(roll: dict | None, index: int) -> str:
+    """ "1d20 → 14 · D20 naturel 14 · ADR · Survie · total 17 · difficulté 12 · réussite":
+    what the roll was, in the viewer's words (a sealed roll shows only what the viewer may
+    see: journal/visibility.py blanked the rest)."""
+    if not roll:
+        return ""
+    words = {key: pair[index] for key, pair in ROLL_WORDS.items()}
+    parts = []
+    if roll.get("expression"):
+        dice = ", ".join(str(d) for d in roll.get("dice") or ())
+        parts.append(f"{roll['expression']} → {dice}" if dice else str(roll["expression"]))
+    if roll.get("natural") is not None:
+        parts.append(f"{words['natural']} {roll['natural']}")
+    parts += [str(roll[key]) for key in ("stat", "skill") if roll.get(key)]
+    if roll.get("total") is not None:
+        parts.append(f"{words['total']} {roll['total']}")
+    if roll.get("difficulty") is not None:
+        parts.append(f"{words['difficulty']} {roll['difficulty']}")
+    if roll.get("success") is not None:
+        parts.append(words["success" if roll["success"] else "failure"])
+    return " · ".join(parts)
+
+
 def csv_row(record: dict, lang: str) -> list:
     index = _lang_index(lang)
     created = datetime.fromisoformat(record["created_at"]).strftime("%Y-%m-%d %H:%M:%S")
     field = record["field"]
+    data = {
+        key: _in_game_time(field, record[key], index) if key != "roll" else record[key]
+        for key in ("before", "after", "roll")
+        if record[key] is not None
+    }
     values = {
         **record,
         "created_at": created,
-        "field": field_name(field)[index],
-        "before": _in_game_time(field, record["before"], index),
-        "after": _in_game_time(field, record["after"], index),
+        "field": field_name(field)[index] if field else "",
+        "before": readable_value(field, record["before"], index),
+        "after": readable_value(field, record["after"], index),
+        "roll": readable_roll(record["roll"], index),
         "steps": " | ".join(record["steps"]),
+        "data": json.dumps(data, ensure_ascii=False, cls=DjangoJSONEncoder) if data else "",
     }
-    if not record["field"]:
-        values["field"] = ""
     for key, words in CSV_WORDS.items():
         if record[key] in words:
             values[key] = words[record[key]][index]
     return [csv_cell(values[key]) for key, *_headers in CSV_COLUMNS]
 
 
-def as_csv(entries: QuerySet[AuditEntry], lang: str, seal: Seal | None = None) -> Iterator[str]:
-    """The history as a spreadsheet opens it: in French, ";" and French headers; in English,
-    "," and English headers; UTF-8 with a byte order mark; every text cell neutralised. The
-    seal of the log, taken before the entries were read, ends it (after an empty row)."""
+def as_csv(
+    entries: QuerySet[AuditEntry], lang: str, seal: Seal | None = None, state=None
+) -> Iterator[str]:
+    """The history as a spreadsheet opens it: one header row, then one row per entry and
+    nothing else (the seal is in the file's name and on the page: a trailing row would be
+    read as an entry). In French, ";" and French headers; in English, "," and English
+    headers; UTF-8 with a byte order mark; every text cell neutralised. `seal` is accepted
+    for the formats' common signature."""
     index = _lang_index(lang)
     writer = csv.writer(_Line(), delimiter=CSV_SEPARATOR["en" if index else "fr"])
     yield "\ufeff"  # spreadsheets read UTF-8 right with the byte order mark
     yield writer.writerow([headers[index] for _key, *headers in CSV_COLUMNS])
-    for record in _records(entries, lang):
+    for record in _records(entries, lang, state):
         yield writer.writerow(csv_row(record, lang))
-    if seal is not None:
-        yield writer.writerow([])
-        yield writer.writerow([csv_cell(_("Seal")), str(seal), sealed_at(seal)])
 
 
-def as_json(entries: QuerySet[AuditEntry], lang: str, seal: Seal | None = None) -> Iterator[str]:
+def as_json(
+    entries: QuerySet[AuditEntry], lang: str, seal: Seal | None = None, state=None
+) -> Iterator[str]:
     """{"entries": [...], "seal": {"seal": "CHQ1-…", "count": n, "at": "…"}}, the seal last."""
     yield '{"entries": [\n'
     first = True
-    for record in _records(entries, lang):
+    for record in _records(entries, lang, state):
         text = json.dumps(record, ensure_ascii=False, cls=DjangoJSONEncoder)
         yield text if first else ",\n" + text
         first = False
@@ -252,14 +329,20 @@ def roll_summary(entry: AuditEntry, lang: str) -> str:
     return rolled_by(entry.typed_in, entry.actor_name)[_lang_index(lang)]
 
 
-def markdown_line(entry: AuditEntry, lang: str) -> str:
+# "annulée par #79" in Markdown exports: (French, English).
+UNDONE_WORDS = ("annulée par", "undone by")
+
+
+def markdown_line(entry: AuditEntry, lang: str, state: Standing | None = None) -> str:
     when = timezone.localtime(entry.created_at).strftime("%Y-%m-%d %H:%M")
     parts = [f"`#{entry.pk}` {when}"]
     if entry.game_time:
         parts.append(game_time_text(entry.game_time)[_lang_index(lang)])
     if entry.character_name:
         parts.append(f"**{md_escape(entry.character_name)}**")
-    parts.append(md_escape(entry.text(lang)))
+    undone = state.undone_by.get(entry.pk) if state is not None else None
+    text = md_escape(entry.text(lang))
+    parts.append(f"~~{text}~~ ({UNDONE_WORDS[_lang_index(lang)]} `#{undone}`)" if undone else text)
     if entry.kind == EntryKind.ROLL:
         parts.append(f"_{md_escape(roll_summary(entry, lang))}_")
     elif entry.actor_name:
@@ -273,7 +356,11 @@ def markdown_line(entry: AuditEntry, lang: str) -> str:
 
 
 def as_markdown(
-    entries: QuerySet[AuditEntry], lang: str, title: str, seal: Seal | None = None
+    entries: QuerySet[AuditEntry],
+    lang: str,
+    title: str,
+    seal: Seal | None = None,
+    state: Standing | None = None,
 ) -> Iterator[str]:
     yield f"# {md_escape(title)}\n"
     day = object()
@@ -285,7 +372,7 @@ def as_markdown(
             day = entry_day
             heading = md_escape(entry_day.capitalize()) if entry_day else _("Outside game time")
             yield f"\n## {heading}\n\n"
-        yield markdown_line(entry, lang)
+        yield markdown_line(entry, lang, state)
     if seal is not None:
         yield "\n---\n\n" + _markdown_seal(seal) + "\n"
 
@@ -294,83 +381,48 @@ def _markdown_seal(seal: Seal) -> str:
     return md_escape(seal_sentence(seal)).replace(str(seal), f"`{seal}`")
 
 
-DOWN = {"borrowed_time", "coma", "dead"}
-
-
-def _new_sequels(entry: AuditEntry) -> list[dict]:
-    before = entry.before or []
-    return list((entry.after or [])[len(before) :])
-
-
-def recap_markdown(
-    session: PlaySession,
-    entries: Iterable[AuditEntry],
-    lang: str,
-    title: str,
-    seal: Seal | None = None,
-) -> str:
-    """A session's story in short: who went down, who woke with which sequel, illnesses,
-    and the notable rolls (natural 1 and 20, failed Survie tests). Entries oldest first."""
-    from rules.engine import text as engine_text
-    from rules.engine.state import Severity, Vital
-
+def recap_markdown(recap, lang: str, title: str, seal: Seal | None = None) -> str:
+    """A session's story in short (journal/recap.py): when, each character from start to
+    end, who fell, woke and died in game-time order, the notable rolls; what was undone is
+    not in it."""
     index = _lang_index(lang)
-    down, woke, ill, notable = [], [], [], []
-    rolls = changes = 0
-    for entry in entries:
-        name = md_escape(entry.character_name or "—")
-        when = game_time_text(entry.game_time)[index] if entry.game_time else ""
-        if entry.kind == EntryKind.ROLL:
-            if entry.field == REVEAL_FIELD:
-                continue  # a sealed roll revealed: the roll itself is counted, once
-            rolls += 1
-            roll = entry.roll or {}
-            natural = roll.get("natural")
-            failed_survie = roll.get("skill") == "Survie" and roll.get("success") is False
-            if natural in (1, 20) or failed_survie:
-                notable.append(f"- {when} · **{name}** · {md_escape(entry.text(lang))}")
-            continue
-        changes += 1
-        if entry.field == "vital" and entry.after in DOWN:
-            state = engine_text.VITAL_TEXT[Vital(entry.after)][index]
-            down.append(f"- {when} · **{name}** · {md_escape(state)}")
-        elif entry.field == "sequels" and _new_sequels(entry):
-            for sequel in _new_sequels(entry):
-                cause = f" ({md_escape(sequel['cause'])})" if sequel.get("cause") else ""
-                woke.append(
-                    f"- {when} · **{name}** · "
-                    + _("woke with a sequel: −1 %(stat)s") % {"stat": sequel["stat"]}
-                    + cause
-                )
-        elif entry.field == "illness" and entry.after and not entry.before:
-            severity = engine_text.SEVERITY_TEXT[Severity(entry.after["severity"])][index]
-            days = entry.after["days_left"]
-            label = f" ({md_escape(entry.after['name'])})" if entry.after.get("name") else ""
-            ill.append(
-                f"- {when} · **{name}** · {md_escape(severity)}{label} · "
-                + _("%(days)s days") % {"days": days}
-            )
-    started = timezone.localtime(session.started_at).strftime("%Y-%m-%d %H:%M")
+    real, game = recaps.when_text(recap, lang)
+    lines = [f"# {md_escape(title)}", "", md_escape(real) + ".", ""]
+    if game:
+        lines += [md_escape(game) + ".", ""]
+    lines += [recaps.summary_text(recap, lang), "", "## " + _("Characters, from start to end")]
     nobody = "- " + _("Nobody.")
-    lines = [
-        f"# {md_escape(title)}",
-        "",
-        _("Session started %(when)s. %(rolls)s rolls, %(changes)s changes.")
-        % {"when": started, "rolls": rolls, "changes": changes},
-        "",
-        "## " + _("Who went down"),
-        *(down or [nobody]),
-        "",
-        "## " + _("Who woke, with which sequel"),
-        *(woke or [nobody]),
-        "",
-        "## " + _("Illnesses"),
-        *(ill or [nobody]),
-        "",
-        "## " + _("Notable rolls (natural 1 or 20, failed Survie tests)"),
-        *(notable or ["- " + _("None.")]),
-        "",
-    ]
+    for line in recap.characters:
+        parts = []
+        for name in ("pv", "flux", "vital"):
+            start, end = line.shown("start", name, index), line.shown("end", name, index)
+            label = field_name(name)[index]
+            parts.append(f"{label} {start} → {end}" if start != end else f"{label} {end}")
+        if line.sequels:
+            parts.append(_("sequels gained: %(list)s") % {"list": ", ".join(line.sequels)})
+        parts.append(
+            _("conditions at the end: %(list)s") % {"list": line.shown("end", "conditions", index)}
+        )
+        if line.end.get("illness"):
+            illness = line.end["illness"]
+            named = f"{illness['name']}, " if illness.get("name") else ""
+            parts.append(
+                _("illness: %(what)s") % {"what": named + line.shown("end", "illness", index)}
+            )
+        lines.append(f"- **{md_escape(line.name)}** · " + md_escape(" · ".join(parts)))
+    if not recap.characters:
+        lines.append(nobody)
+    lines += ["", "## " + _("Who fell, woke and died, in order")]
+    lines += [
+        f"- {e.when} · **{md_escape(e.name)}** · {md_escape(e.text)} (`#{e.entry_id}`)"
+        for e in recap.events
+    ] or [nobody]
+    lines += ["", "## " + _("Notable rolls (natural 1 or 20, failed Survie tests)")]
+    lines += [
+        f"- {n.when} · **{md_escape(n.name)}** · {md_escape(n.text)} (`#{n.entry_id}`)"
+        for n in recap.notable
+    ] or ["- " + _("None.")]
+    lines.append("")
     if seal is not None:
         lines += ["---", "", _markdown_seal(seal), ""]
     return "\n".join(lines)

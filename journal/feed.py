@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from journal import standing
 from journal.models import AuditEntry
 from journal.texts import field_name, in_language
 from journal.visibility import visible_entries
@@ -120,7 +121,9 @@ def feed(membership, character, *, size: int = FEED_SIZE) -> list[FeedItem]:
     """The `size` latest entries about `character` that `membership` may see, newest first,
     with a toast line for those that moved its numbers. A sheet's feed is its character's:
     the party's entries are the history's."""
-    entries = visible_entries(membership).filter(character_id=character.pk)[:size]
+    entries = standing.mark(
+        membership.campaign_id, visible_entries(membership).filter(character_id=character.pk)[:size]
+    )
     return [
         FeedItem(
             entry,

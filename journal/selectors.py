@@ -8,15 +8,17 @@ at the millionth, and entries added meanwhile never shift the pages already seen
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 
 from django import forms
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Membership, PartyVisibility
+from journal.lines import batches
 from journal.models import AuditEntry, EntryKind, PlaySession
 from journal.visibility import SEALED, visible_entries
 from rules.engine.text import game_day
@@ -159,6 +161,11 @@ class DayGroup:
     day: int | None
     entries: list[AuditEntry] = field(default_factory=list)
 
+    @property
+    def actions(self):
+        """The day's entries one line per action (journal/lines.py)."""
+        return batches(self.entries)
+
 
 @dataclass
 class SessionGroup:
@@ -197,17 +204,21 @@ def group_entries(campaign_id: int, entries: list[AuditEntry]) -> list[SessionGr
     return groups
 
 
-def batch_sizes(entries: list[AuditEntry]) -> dict:
-    """How many changes each batch on the page holds (the GM may undo a whole action)."""
+def batch_sizes(entries: list[AuditEntry], undone: Iterable[int] = ()) -> dict:
+    """How many changes that still stand each batch on the page holds (the GM may undo a
+    whole action: what was undone already is not undone twice)."""
     batches = {e.batch for e in entries if e.kind == EntryKind.CHANGE}
     if not batches:
         return {}
-    rows = (
-        AuditEntry.objects.filter(batch__in=batches, kind=EntryKind.CHANGE)
-        .values("batch")
-        .annotate(n=Count("id"))
+    undone = set(undone)
+    rows = AuditEntry.objects.filter(batch__in=batches, kind=EntryKind.CHANGE).values_list(
+        "batch", "pk"
     )
-    return {row["batch"]: row["n"] for row in rows}
+    sizes: dict = {}
+    for batch, pk in rows:
+        if pk not in undone:
+            sizes[batch] = sizes.get(batch, 0) + 1
+    return sizes
 
 
 def session_entries(membership: Membership, session: PlaySession) -> QuerySet[AuditEntry]:

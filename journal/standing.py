@@ -159,3 +159,16 @@ def counted_entries(campaign_id: int, entries: QuerySet | None = None) -> QueryS
     if entries is None:
         entries = AuditEntry.objects.filter(campaign_id=campaign_id)
     return standing(campaign_id).counted(entries)
+
+
+def mark(campaign_id: int, entries: Iterable[AuditEntry], state: Standing | None = None) -> list:
+    """The entries with what the pages say of them: `undone_by` (the id of the standing undo
+    that took the entry back, or None) and `action_undone` (its whole action was undone).
+    Reads the campaign's undos once for the whole list."""
+    entries = list(entries)
+    if state is None:
+        state = standing(campaign_id)
+    for entry in entries:
+        entry.undone_by = state.undone_by.get(entry.pk)
+        entry.action_undone = entry.batch in state.undone_batches
+    return entries

@@ -97,7 +97,11 @@ FIELD_NAMES = {
     "gm_notes": ("notes du MJ", "GM's notes"),
     "character": ("fiche", "sheet"),
     "proposal": ("proposition", "proposal"),
+    # A roll request's entries (R34) and a sealed roll's reveal: the exports name them too.
+    "request": ("demande de jet", "roll request"),
+    "seal": ("révélation d’un jet scellé", "sealed roll revealed"),
 }
+SETTING_WORDS = ("réglage", "setting")
 CREATED = "character"  # the field of a character's creation entry: the new sheet in `after`
 # The field of a player's proposal's entries (play/proposals.py): made, refused, approved.
 # They change no state; only the GM and the character's owner see them (journal/visibility.py).
@@ -177,6 +181,9 @@ def fight_summary(fight, names: dict[str, str]) -> tuple[str, str]:
 
 
 def field_name(field: str) -> tuple[str, str]:
+    if field.startswith("setting."):
+        name = field.removeprefix("setting.")
+        return f"{SETTING_WORDS[0]} {name}", f"{SETTING_WORDS[1]} {name}"
     return FIELD_NAMES.get(field, (field, field))
 
 

@@ -25,6 +25,11 @@ urlpatterns = [
         views.session_recap,
         name="session_recap",
     ),
+    path(
+        "c/<int:campaign_id>/history/sessions/<int:session_id>/recap/",
+        views.session_recap_page,
+        name="session_recap_page",
+    ),
     path("c/<int:campaign_id>/statistics/", story_views.statistics, name="statistics"),
     path("c/<int:campaign_id>/party-chart/", story_views.party_chart_page, name="party_chart"),
     path(

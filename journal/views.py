@@ -18,7 +18,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from campaign.permissions import get_gm_membership, get_membership
-from journal import exports, services
+from journal import exports, services, standing
+from journal import recap as recaps
 from journal.audit import BadSeal, Seal, check_seal, seal_for
 from journal.models import AuditEntry, PlaySession
 from journal.seals import bad_seal_message, check_message, sealed_at
@@ -30,7 +31,7 @@ from journal.selectors import (
     keyset_page,
     session_entries,
 )
-from journal.texts import current_language
+from journal.texts import current_language, field_name
 
 FORMATS = {
     "csv": ("text/csv; charset=utf-8", exports.as_csv),
@@ -51,8 +52,17 @@ def history(request, campaign_id):
     data = form.cleaned_data
     entries = filtered_entries(membership, data)
     page = keyset_page(entries, before=data.get("before"), after=data.get("after"))
+    if page.older is not None and page.entries:
+        # One line per action: the page ends with the whole of its oldest action.
+        last = page.entries[-1]
+        rest = list(entries.filter(batch=last.batch, id__lt=last.pk).order_by("-id"))
+        if rest:
+            page.entries += rest
+            page.older = rest[-1].pk if entries.filter(id__lt=rest[-1].pk).exists() else None
+    state = standing.standing(campaign.pk)
+    standing.mark(campaign.pk, page.entries, state)
     if membership.is_gm:
-        sizes = batch_sizes(page.entries)
+        sizes = batch_sizes(page.entries, state.undone_by)
         for entry in page.entries:
             entry.batch_changes = sizes.get(entry.batch, 0)
     query = form.filter_query()
@@ -141,29 +151,86 @@ def history_export(request, campaign_id, fmt):
     lang = current_language()
     # Taken before the entries are read: the export holds at least what the seal seals.
     seal = seal_for(membership.campaign_id)
+    state = standing.standing(membership.campaign_id)
     if writer is None:
         title = _("History of %(name)s") % {"name": membership.campaign.name}
-        body = exports.as_markdown(entries, lang, title, seal=seal)
+        body = exports.as_markdown(entries, lang, title, seal=seal, state=state)
     else:
-        body = writer(entries, lang, seal=seal)
+        body = writer(entries, lang, seal=seal, state=state)
     response = StreamingHttpResponse(body, content_type=content_type)
-    filename = f"chroniqueur-{campaign_id}-history.{fmt}"
+    # A CSV holds entries only: its seal is in its name (and on the history page), where a
+    # spreadsheet does not read it as a row.
+    sealed = f"-{seal}" if fmt == "csv" else ""
+    filename = f"chroniqueur-{campaign_id}-history{sealed}.{fmt}"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+def _recap(request, campaign_id, session_id):
+    membership = get_membership(request, campaign_id)
+    session = get_object_or_404(PlaySession, pk=session_id, campaign_id=campaign_id)
+    seal = seal_for(membership.campaign_id)
+    entries = session_entries(membership, session).iterator(chunk_size=exports.CHUNK)
+    state = standing.standing(membership.campaign_id)
+    lang = current_language()
+    return (
+        membership,
+        session,
+        seal,
+        recaps.build(session, entries, state, lang, membership=membership),
+    )
 
 
 @login_required
 @require_GET
 def session_recap(request, campaign_id, session_id):
-    membership = get_membership(request, campaign_id)
-    session = get_object_or_404(PlaySession, pk=session_id, campaign_id=campaign_id)
-    seal = seal_for(membership.campaign_id)
-    entries = session_entries(membership, session).iterator(chunk_size=exports.CHUNK)
+    """The recap as Markdown, sealed: what was played, undone actions left out."""
+    membership, session, seal, recap = _recap(request, campaign_id, session_id)
     title = _("%(name)s: session recap") % {"name": membership.campaign.name}
-    text = exports.recap_markdown(session, entries, current_language(), title, seal=seal)
+    text = exports.recap_markdown(recap, current_language(), title, seal=seal)
     response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'inline; filename="recap-{session.pk}.md"'
     return response
+
+
+@login_required
+@require_GET
+def session_recap_page(request, campaign_id, session_id):
+    """The recap as a page: the same recap as the Markdown, with the seal it was read at."""
+    membership, session, seal, recap = _recap(request, campaign_id, session_id)
+    lang = current_language()
+    index = 1 if lang == "en" else 0
+    real, game = recaps.when_text(recap, lang)
+    rows = [
+        {
+            "line": line,
+            "values": [
+                (
+                    field_name(name)[index],
+                    line.shown("start", name, index),
+                    line.shown("end", name, index),
+                )
+                for name in ("pv", "flux", "vital")
+            ],
+            "conditions": line.shown("end", "conditions", index),
+            "illness": line.shown("end", "illness", index) if line.end.get("illness") else "",
+            "illness_name": (line.end.get("illness") or {}).get("name", ""),
+        }
+        for line in recap.characters
+    ]
+    context = {
+        "campaign": membership.campaign,
+        "membership": membership,
+        "session": session,
+        "recap": recap,
+        "real_when": real,
+        "game_when": game,
+        "summary": recaps.summary_text(recap, lang),
+        "rows": rows,
+        "seal": seal,
+        "seal_at": sealed_at(seal),
+    }
+    return render(request, "journal/recap.html", context)
 
 
 @login_required

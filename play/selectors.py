@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from campaign.models import Campaign, Visibility
 from characters.models import Character
 from characters.state import character_state, ruleset_for
+from journal import standing
 from journal.visibility import visible_entries
 from play.actions import ACTIONS, QUICK_ACTIONS
 from play.models import Proposal, ProposalStatus
@@ -376,4 +377,5 @@ def party_for(membership, rows) -> list[PartyMember]:
 
 
 def latest_entries(membership, *, limit: int = 20):
-    return list(visible_entries(membership)[:limit])
+    """The dashboard's log, each entry marked when an undo took it back."""
+    return standing.mark(membership.campaign_id, visible_entries(membership)[:limit])

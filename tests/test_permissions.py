@@ -387,6 +387,7 @@ ROUTES = [
     Route("entry_reveal", ("post",), _c("entry_reveal", "sealed"), GM_ONLY),
     Route("session_start", ("post",), _c("session_start"), GM_ONLY),
     Route("session_recap", ("get",), _c("session_recap", "session"), MEMBERS),
+    Route("session_recap_page", ("get",), _c("session_recap_page", "session"), MEMBERS),
     Route("statistics", ("get",), _c("statistics"), MEMBERS),
     Route("party_chart", ("get",), _c("party_chart"), MEMBERS),
     Route("character_chart", ("get",), _c("character_chart", "pc"), MEMBERS),

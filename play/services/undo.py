@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from characters import state as rows_state
 from characters.models import Kind
-from journal import audit
+from journal import audit, standing
 from journal.models import AuditEntry, EntryKind
 from journal.texts import (
     CREATED,
@@ -74,6 +74,9 @@ def entry_undo(
             .exclude(field=REQUEST_FIELD)
             .order_by("-id")
         )
+        # What an earlier undo took back already is not undone twice.
+        undone = standing.undone_by(campaign_id)
+        targets = [t for t in targets if t.pk not in undone] or targets
     else:
         if entry.field == REQUEST_FIELD:
             raise NotUndoable(
@@ -163,7 +166,8 @@ def _undo_plan(t: Table, targets: list[AuditEntry]):
     problems found on the way, each checked against the state the earlier reverts leave."""
     state = t.state
     changes, problems = [], []
-    undone_by = dict(AuditEntry.objects.filter(reverts__in=targets).values_list("reverts_id", "pk"))
+    # Undone means taken back by an undo that still stands: an undo undone brings it back.
+    undone_by = standing.undone_by(targets[0].campaign_id)
     sheet = {}  # (key, field) -> value, for the fields the engine's state does not hold
     for entry in targets:
         key = str(entry.character_id) if entry.character_id is not None else None

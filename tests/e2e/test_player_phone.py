@@ -81,8 +81,11 @@ def test_nothing_scrolls_sideways_at_390_px(
     url = {"sheet": f"{base}characters/{pc.pk}/", "party": base, "history": f"{base}history/"}
     page.goto(url[where])
     if where == "history":
-        details = page.locator("details.breakdown").first
-        details.locator("summary").click()  # a roll's full breakdown, open
+        # One line per action: the roll's action opened, then its full breakdown.
+        action = page.locator("[data-testid=action]", has=page.locator("details.breakdown")).first
+        action.locator(":scope > details > summary").click()
+        details = action.locator("details.breakdown").first
+        details.locator("summary").click()
         expect(details.locator("[data-testid=rolled-by]")).to_be_visible()
         expect(page.locator("[data-testid=entry]")).to_have_count(3)
     if where == "party":

@@ -21,7 +21,7 @@ from django.urls import reverse
 from campaign.models import Campaign, Membership
 from characters.models import Character, Condition, Illness, Sequel
 from journal import archive as archive_module
-from journal import audit
+from journal import audit, standing
 from journal import services as journal_services
 from journal.archive import _plain
 from journal.models import AuditEntry, PlaySession
@@ -147,6 +147,9 @@ def test_a_campaign_of_1000_entries_comes_back_whole_in_a_fresh_database(
     assert AuditEntry.objects.filter(campaign=campaign, reverts__isnull=False).exists()
     path, archive = export_file(campaign, tmp_path)
     assert len(archive["log"]) == ENTRIES
+    # Which undo took back which entry, for readers of the file (journal/standing.py).
+    undone = {str(entry): undo for entry, undo in standing.undone_by(campaign.pk).items()}
+    assert archive["undone"] == undone and undone
     usernames = {m["username"] for m in archive["members"]}
     assert usernames == {world.gm.username, world.player.username, world.other_player.username}
     before = state(campaign.pk)

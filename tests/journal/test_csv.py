@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from campaign.models import Membership, Role
 from journal import exports
+from journal.models import AuditEntry
 from play import services
 from tests.play.play import T0, run
 
@@ -144,7 +145,7 @@ def test_the_french_csv_uses_semicolons_french_headers_and_the_game_clock(gm_cli
     assert "2000" not in text  # no fake date for the game time
     assert record["Personnage"] == "Isaure"
     assert record["Type"] == "changement" and record["Champ"] == "PV"
-    assert record["Visibilité"] == "tout le monde"
+    assert record["Visibilité"] == "Tout le monde"  # the pages’ own words
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", record["Horodatage"])
 
 
@@ -166,3 +167,30 @@ def test_the_json_export_gives_the_game_day_and_hour(gm_client, world):
     (record,) = json.loads(b"".join(response.streaming_content))["entries"]
     assert record["game_day"] == 1 and record["game_hour"] == "08:00"
     assert "game_time" not in record
+
+
+def test_the_csv_is_one_header_row_then_one_row_per_entry_in_readable_words(gm_client, world):
+    """A spreadsheet reads it whole: no seal row, no JSON in the value cells (the JSON has
+    its own column), the pages' words, and which undo took an entry back (R10, R11)."""
+    campaign, pc = world.campaign, world.pc
+    # R10: 14 damage − 2 PA, a failed Survie test (a typed-in 1): PV 11 → −1, into the coma.
+    damage = run(campaign, world.gm, "damage", {"amount": "14"}, character=pc, typed=[1])
+    vital = next(e for e in damage.entries if e.field == "vital")
+    undo = services.entry_undo(campaign_id=campaign.pk, actor=world.gm, entry_id=vital.pk)
+
+    _text, rows = export(gm_client, campaign)
+    header, *body = rows
+    assert len(body) == AuditEntry.objects.filter(campaign=campaign).count()
+    records = {int(row[0]): dict(zip(header, row, strict=True)) for row in body}
+    undone = records[vital.pk]
+    assert undone["Annulée par"] == str(undo.entries[0].pk)
+    assert records[undo.entries[0].pk]["Annule l’entrée"] == str(vital.pk)
+    assert (undone["Avant"], undone["Après"]) == ("debout", "dans le coma")
+    assert records[undo.entries[0].pk]["Annulée par"] == ""
+    roll = next(r for r in records.values() if r["Type"] == "jet")
+    assert "D20 naturel 1" in roll["Jet"] and "échec" in roll["Jet"]
+    assert json.loads(roll["Données (JSON)"])["roll"]["natural"] == 1
+    for key in ("Avant", "Après", "Jet"):
+        assert not any(r[key].startswith(("{", "[")) for r in records.values()), key
+    assert not any(r["Champ"] in ("request", "seal", "vital") for r in records.values())
+    assert {r["Visibilité"] for r in records.values()} == {"Tout le monde"}

@@ -113,3 +113,28 @@ def test_it_reads_the_undos_in_two_queries(campaign, gm, pc, django_assert_num_q
     with django_assert_num_queries(2):
         standing.standing(campaign.pk)
     assert AuditEntry.objects.filter(campaign=campaign, reverts__isnull=False).count() == 1
+
+
+def test_r3_an_entry_brought_back_by_undoing_its_undo_can_be_undone_again(campaign, gm, pc):
+    damage = run(campaign, gm, "damage", {"amount": "5"}, character=pc)
+    (pv,) = changes_of(damage)
+    undo = services.entry_undo(campaign_id=campaign.pk, actor=gm, entry_id=pv.pk)
+    services.entry_undo(campaign_id=campaign.pk, actor=gm, entry_id=undo.entries[0].pk)
+
+    again = services.entry_undo(campaign_id=campaign.pk, actor=gm, entry_id=pv.pk)
+
+    assert standing.undone_by(campaign.pk)[pv.pk] == again.entries[0].pk
+
+
+def test_r10_undoing_the_rest_of_an_action_leaves_what_was_undone_already(campaign, gm, pc):
+    damage = run(campaign, gm, "damage", {"amount": "14"}, character=pc, typed=[1])
+    changes = changes_of(damage)
+    vital = next(e for e in changes if e.field == "vital")
+    services.entry_undo(campaign_id=campaign.pk, actor=gm, entry_id=vital.pk, force=True)
+
+    rest = services.entry_undo(
+        campaign_id=campaign.pk, actor=gm, entry_id=changes[0].pk, whole_action=True, force=True
+    )
+
+    assert {e.reverts_id for e in rest.entries} == {e.pk for e in changes} - {vital.pk}
+    assert standing.undone_batches(campaign.pk) >= {damage.entries[0].batch}
