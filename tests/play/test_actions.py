@@ -548,7 +548,8 @@ def test_the_dashboard_renders_in_the_same_number_of_queries_for_3_and_30_charac
 
     print(f"dashboard queries (cold, cached): 3 characters {three}, 30 characters {thirty}")
     assert thirty == three
-    assert max(thirty) <= 10, thirty
+    # 11: the log panel's undone marks (journal/standing.py) read the campaign's undos once.
+    assert max(thirty) <= 11, thirty
 
 
 def test_r26_remove_a_condition_offers_only_those_the_character_has_with_their_causes(
