@@ -52,7 +52,7 @@ from tests.helpers import (
     named_routes,
     settings_data,
 )
-from tests.play.play import run
+from tests.play.steps import run
 from tests.test_admin import ADMIN_ROUTES
 
 # The people, as tests/conftest.py makes them.

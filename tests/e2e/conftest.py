@@ -4,6 +4,8 @@ import os
 from pathlib import Path
 
 import pytest
+from django.db import connection
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM would refuse to run
 # beside it. Only the browser tests need this, and their ORM use is the test's own set-up.
@@ -100,3 +102,18 @@ def _one_request_at_a_time_on_sqlite():
     LiveServerThread.server_class = OneAtATime
     yield
     LiveServerThread.server_class = threaded
+
+
+@pytest.fixture(params=[True, False], ids=["debug-on", "debug-off"])
+def debug(request, settings, monkeypatch):
+    settings.DEBUG = request.param
+    if not request.param:
+        # Production as deployed: DEBUG off and the static files' hashed manifest.
+        request.getfixturevalue("production_static")
+    if request.param and connection.vendor == "sqlite":
+        # The test server's threads and this test share one in-memory SQLite connection, and
+        # DEBUG's query log is not safe across threads ("not enough arguments for format
+        # string" now and then, when a request of the page and a read of the test cross). The rest
+        # of DEBUG stays on; the app's own runs have a connection per thread.
+        monkeypatch.setattr(BaseDatabaseWrapper, "queries_logged", property(lambda self: False))
+    return request.param

@@ -22,18 +22,13 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from campaign.models import Campaign
-from tests.e2e import test_gm_session as session
 from tests.e2e import test_live as live_e2e
-from tests.e2e.pages import log_in
-from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
+from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-debug = session.debug  # the same fixture: DEBUG on (as `make run`) and off (production)
 two_processes = live_e2e.two_processes  # two uvicorn processes on one PostgreSQL, the demo
 
-GM_VIEWPORT = {"width": 1440, "height": 900}
-PHONE = {"width": 390, "height": 844}
 EMPTY_POLL = {"changes": [], "last_id": None}
 
 

@@ -10,58 +10,20 @@ database's numbers and the step's result must be on screen beside what was acted
 import re
 
 import pytest
-from django.db import connection
-from django.db.backends.base.base import BaseDatabaseWrapper
 from django.urls import reverse
 from playwright.sync_api import expect
 
 from campaign.models import Campaign
 from characters.models import Character
-from tests.e2e.pages import log_in
-from tests.play.play import run
+from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, log_in
+from tests.play.steps import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-VIEWPORT = {"width": 1440, "height": 900}
-NO_RELOAD = "window.__chroniqueur_no_reload"
-
-# Every error event htmx 2 fires (each also fires `htmx:error`), caught in the capture phase so
-# that no handler stopping their propagation can hide them.
-HTMX_ERRORS = """
-window.__htmx_errors = [];
-[
-  "htmx:error", "htmx:responseError", "htmx:targetError", "htmx:oobErrorNoTarget",
-  "htmx:swapError", "htmx:sendError", "htmx:sendAbort", "htmx:timeout", "htmx:onLoadError",
-  "htmx:historyCacheError", "htmx:evalDisallowedError", "htmx:invalidPath", "htmx:syntax:error"
-].forEach(function (name) {
-  window.addEventListener(name, function (evt) {
-    var detail = evt.detail || {}, target = detail.target;
-    var where = target && target.id ? "#" + target.id : String(target);
-    var why = detail.error ? String(detail.error) : detail.xhr ? "status " + detail.xhr.status : "";
-    window.__htmx_errors.push(name + " " + where + (why ? " (" + why + ")" : ""));
-  }, true);
-});
-"""
-
-
-@pytest.fixture(params=[True, False], ids=["debug-on", "debug-off"])
-def debug(request, settings, monkeypatch):
-    settings.DEBUG = request.param
-    if not request.param:
-        # Production as deployed: DEBUG off and the static files' hashed manifest.
-        request.getfixturevalue("production_static")
-    if request.param and connection.vendor == "sqlite":
-        # The test server's threads and this test share one in-memory SQLite connection, and
-        # DEBUG's query log is not safe across threads ("not enough arguments for format
-        # string" now and then, when a request of the page and a read of the test cross). The rest
-        # of DEBUG stays on; the app's own runs have a connection per thread.
-        monkeypatch.setattr(BaseDatabaseWrapper, "queries_logged", property(lambda self: False))
-    return request.param
 
 
 @pytest.fixture
 def session_page(browser, live_server, console_errors, campaign, pc, other_pc, debug):
-    context = browser.new_context(viewport=VIEWPORT, locale="fr-FR")
+    context = browser.new_context(viewport=GM_VIEWPORT, locale="fr-FR")
     context.add_init_script(HTMX_ERRORS)
     page = console_errors(context.new_page())
     # No live updates here (they have their own tests): the test server shares one SQLite
@@ -127,7 +89,7 @@ class Table:
     def in_view(self, locator, where):
         box = locator.bounding_box()
         assert box is not None, where
-        height = VIEWPORT["height"]
+        height = GM_VIEWPORT["height"]
         assert box["y"] >= 0 and box["y"] + box["height"] <= height + 1, (where, box)
 
     def unexpected_errors(self) -> list[str]:

@@ -20,7 +20,7 @@ import dj_database_url
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import log_in
+from tests.e2e.pages import LAPTOP, log_in
 
 pytestmark = [pytest.mark.e2e]
 
@@ -141,7 +141,7 @@ def _vitals(db_url: str, character_id: int) -> tuple[str, str]:
 
 
 def _login(browser, base_url: str, username: str, console_errors):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="fr-FR")
+    context = browser.new_context(viewport=LAPTOP, locale="fr-FR")
     page = console_errors(context.new_page())
     log_in(page, base_url, username, "demo")
     return context, page

@@ -19,15 +19,12 @@ from playwright.sync_api import expect
 from characters.models import Character
 from play.models import Proposal
 from tests.e2e import test_fight as fight_e2e
-from tests.e2e import test_gm_session as session
-from tests.e2e.pages import log_in
-from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
+from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-debug = session.debug
 two_processes = fight_e2e.two_processes
-GM_VIEWPORT, PHONE, Gate = fight_e2e.GM_VIEWPORT, fight_e2e.PHONE, fight_e2e.Gate
+Gate = fight_e2e.Gate
 NO_HORIZONTAL_SCROLL = "document.documentElement.scrollWidth <= window.innerWidth"
 
 

@@ -24,15 +24,11 @@ from campaign.models import Campaign
 from characters.models import Character
 from journal.models import AuditEntry
 from play.models import RollRequest
-from tests.e2e import test_gm_session as session
 from tests.e2e import test_live as live_e2e
-from tests.e2e.pages import log_in
-from tests.e2e.test_fight import GM_VIEWPORT, PHONE, Gate, _context
-from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
+from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, log_in
+from tests.e2e.test_fight import Gate, _context
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-debug = session.debug  # DEBUG on (as `make run`) and off (production)
 
 
 @pytest.fixture

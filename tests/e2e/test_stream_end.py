@@ -13,13 +13,12 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import log_in
+from tests.e2e.pages import GM_VIEWPORT, PHONE, log_in
 from tests.e2e.test_live import two_processes  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.e2e]
 
-PHONE = {"width": 390, "height": 844}
-SCREEN = {"width": 1440, "height": 900}
+SCREEN = GM_VIEWPORT
 NB = "\u00a0"
 
 

@@ -17,7 +17,7 @@ from characters.models import Character
 from journal import audit
 from journal.models import AuditEntry, AuditLogImmutable
 from play import services
-from tests.play.play import run
+from tests.play.steps import run
 
 postgresql_only = pytest.mark.skipif(
     connection.vendor != "postgresql",

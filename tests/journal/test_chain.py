@@ -24,7 +24,7 @@ from tests.journal.test_audit import (
     raw,
     trigger_disabled,
 )
-from tests.play.play import run
+from tests.play.steps import run
 
 # What an attacker who has the code and the database, but not the key, would hash with.
 GUESSED_KEYS = [

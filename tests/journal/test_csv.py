@@ -18,7 +18,7 @@ from django.urls import reverse
 from campaign.models import Membership, Role
 from journal import exports
 from play import services
-from tests.play.play import T0, run
+from tests.play.steps import T0, run
 
 DANGEROUS = ("=", "+", "-", "@", "\t", "\r", "\n")
 FRENCH = {"accept-language": "fr"}

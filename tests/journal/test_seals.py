@@ -15,7 +15,7 @@ from django.urls import reverse
 from journal import audit
 from tests.journal.test_audit import entries, play_a_little
 from tests.journal.test_chain import delete_tail
-from tests.play.play import run
+from tests.play.steps import run
 
 SEAL = re.compile(r"CHQ1-\d+-\d+-\d+-[0-9a-f]{16}")
 

@@ -8,7 +8,7 @@ from campaign.models import Campaign, Membership, PartyVisibility
 from characters.models import Character
 from journal.models import AuditEntry
 from journal.visibility import entry_facts, sees_entry, visible_entries
-from tests.play.play import run
+from tests.play.steps import run
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from journal import events as live
 from journal.models import AuditEntry
 from live import stream
 from play.cards import CSRF_PLACEHOLDER
-from tests.play.play import run
+from tests.play.steps import run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -781,7 +781,7 @@ def test_a_gms_view_of_an_event_is_its_own_ids_and_a_truncated_one_is_read(world
 
 def test_the_event_says_whether_the_campaign_changed_and_a_gm_reads_nothing_more(world):
     """A clock that runs the coma hours changes characters and the campaign in one batch."""
-    from tests.play.play import put
+    from tests.play.steps import put
 
     put(world.pc, pv=-2, vital="coma", next_coma_hour=world.campaign.clock)
     result = run(world.campaign, world.gm, "clock", {"minutes": "60"}, typed=[15, 2])

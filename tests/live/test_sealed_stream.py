@@ -13,7 +13,7 @@ from django.urls import reverse
 from journal.services import roll_reveal
 from live import stream
 from tests.live.test_live import open_stream, play
-from tests.play.play import run
+from tests.play.steps import run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -22,7 +22,7 @@ from journal.models import AuditEntry
 from play.actions import ACTIONS, PARTY_ACTIONS
 from play.cards import OOB_PLACEHOLDER, card_html
 from tests.helpers import assert_form_error, db_state, first_template
-from tests.play.play import T0, put, run
+from tests.play.steps import T0, put, run
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

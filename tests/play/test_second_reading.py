@@ -11,7 +11,7 @@ from characters.models import Character
 from characters.state import ruleset_for
 from journal.models import AuditEntry
 from tests.helpers import settings_data
-from tests.play.play import T0, at, put
+from tests.play.steps import T0, at, put
 
 
 def _settings(client, campaign, **changes):
