@@ -46,6 +46,7 @@ from play.models import Proposal, RollRequest
 from play.proposals import proposal_make
 from play.requests import roll_request_create
 from tests.helpers import (
+    ADMIN_ROUTES,
     assert_redirects_to_login,
     character_data,
     db_state,
@@ -53,7 +54,6 @@ from tests.helpers import (
     settings_data,
 )
 from tests.play.steps import run
-from tests.test_admin import ADMIN_ROUTES
 
 # The people, as tests/conftest.py makes them.
 ANONYMOUS, OUTSIDER, PLAYER, OTHER_PLAYER, GM = (

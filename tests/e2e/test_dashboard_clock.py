@@ -10,7 +10,6 @@ from playwright.sync_api import expect
 
 from campaign.models import Campaign
 from tests.e2e.pages import GM_VIEWPORT, NO_RELOAD, log_in
-from tests.e2e.test_live import two_processes  # noqa: F401  (a fixture)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -110,7 +109,7 @@ def test_a_late_refetch_of_the_clock_bar_does_not_put_an_older_time_back(
 
 def test_the_new_scene_reaches_a_dashboard_on_another_process_through_the_stream(
     browser,
-    two_processes,  # noqa: F811
+    two_processes,
     console_errors,
 ):
     world = two_processes

@@ -11,12 +11,9 @@ import pytest
 from playwright.sync_api import expect
 
 from play import services
-from tests.e2e.pages import NO_RELOAD
-from tests.e2e.test_gm_session import Table, session_page
+from tests.e2e.pages import NO_RELOAD, Table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-__all__ = ["session_page"]  # fixtures shared with the GM's session
 
 
 def focused(page, selector):

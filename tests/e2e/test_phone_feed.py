@@ -19,9 +19,7 @@ from playwright.sync_api import expect
 
 from characters.models import Character
 from journal.models import AuditEntry
-from tests.e2e.pages import NO_RELOAD, PHONE
-from tests.e2e.test_fight import open_gated_sheet, open_quiet_dashboard
-from tests.e2e.test_gm_session import Table
+from tests.e2e.pages import NO_RELOAD, PHONE, Table, open_gated_sheet, open_quiet_dashboard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from journal import audit
 from tests.e2e.pages import HTMX_ERRORS, NO_RELOAD, PHONE, log_in
-from tests.journal.test_chain import delete_tail
+from tests.helpers import delete_tail
 from tests.play.steps import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

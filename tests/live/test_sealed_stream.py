@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from journal.services import roll_reveal
 from live import stream
-from tests.live.test_live import open_stream, play
+from tests.live.helpers import open_stream, play
 from tests.play.steps import run
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -17,7 +17,7 @@ from journal.models import AuditEntry
 from play import services
 from play.services import runner
 from tests.helpers import db_state
-from tests.play.test_actions import HTMX, from_dashboard
+from tests.play.steps import HTMX, from_dashboard
 
 
 def fight_of(campaign):
