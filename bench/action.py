@@ -19,42 +19,20 @@ import http.client
 import os
 import re
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.lib.http import free_port, pct, wait_healthy  # noqa: E402 (once ROOT is on the path)
+
 CHARACTERS = 30
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "300"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(port: int, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"port {port} did not answer")
-
-
-def p95(values: list[float]) -> float:
-    values = sorted(values)
-    return values[int(0.95 * (len(values) - 1))]
 
 
 def prepare():
@@ -140,9 +118,9 @@ def run(port: int, campaign_id: int, ids: list[int], cookie: str, csrf: str) -> 
     a_median, f_median = statistics.median(actions), statistics.median(floor)
     print(f"{REQUESTS} requests each, one at a time; answer of {size} bytes")
     print(f"floor (bare POST, same middleware, same bytes): median {f_median * 1000:6.2f} ms, "
-          f"p95 {p95(floor) * 1000:6.2f} ms")  # fmt: skip
+          f"p95 {pct(floor, 95) * 1000:6.2f} ms")  # fmt: skip
     print(f"GM action round trip (POST to the acted card's HTML): median "
-          f"{a_median * 1000:6.2f} ms, p95 {p95(actions) * 1000:6.2f} ms")  # fmt: skip
+          f"{a_median * 1000:6.2f} ms, p95 {pct(actions, 95) * 1000:6.2f} ms")  # fmt: skip
     print(f"action round trip median at {CHARACTERS} characters: {a_median * 1000:.2f} ms, "
           f"{a_median / f_median:.1f}x the floor")  # fmt: skip
 

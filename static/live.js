@@ -89,14 +89,14 @@
       }
       window.clearTimeout(coming[id]);
       coming[id] = window.setTimeout(function () { delete coming[id]; refresh(id); }, CARD_WAIT_MS);
-      if (document.getElementById("party-" + id)) refetchFromPage("party-" + id);
+      refetchPart("party-" + id);
       ownProposals(id);
     });
   }
 
   // The owner's list of their proposals, on their sheet: the GM's decision shows at once.
   function ownProposals(id) {
-    if (document.getElementById("proposals-" + id)) refetchFromPage("proposals-" + id);
+    refetchPart("proposals-" + id);
   }
 
   function refresh(id) {
@@ -105,12 +105,12 @@
     if (card && card.hasAttribute("hx-get")) {
       htmx.trigger(document.body, "refresh-" + id); // the card refetches its own partial
     } else if (card) {
-      refetchFromPage("character-" + id);
+      refetchPart("character-" + id);
     }
     // The player's party list shows others as rows of this very page, and their own
     // characters with the roll the GM asks of them (R34).
-    if (document.getElementById("party-" + id)) refetchFromPage("party-" + id);
-    if (document.getElementById("own-" + id)) refetchFromPage("own-" + id);
+    refetchPart("party-" + id);
+    refetchPart("own-" + id);
   }
 
   // A refetch that failed (the phone went offline between the event and the fetch) is
@@ -131,10 +131,12 @@
   document.body.addEventListener("htmx:sendError", failed);
   document.body.addEventListener("htmx:responseError", failed);
 
-  // An element with no partial of its own: this page again, keeping only that element.
-  function refetchFromPage(elementId) {
+  // An element with no partial of its own, if this page shows it: this page again, keeping
+  // only that element.
+  function refetchPart(id) {
+    if (!document.getElementById(id)) return;
     htmx.ajax("GET", window.location.pathname + window.location.search, {
-      target: "#" + elementId, select: "#" + elementId, swap: "outerHTML"
+      target: "#" + id, select: "#" + id, swap: "outerHTML"
     });
   }
 
@@ -340,13 +342,6 @@
     if (!list) return;
     var listed = list.querySelectorAll("[data-proposal-character='" + cardId(card) + "']").length;
     if (String(listed) !== proposals(card)) refetchPart("proposals");
-  }
-
-  function refetchPart(id) {
-    if (!document.getElementById(id)) return;
-    htmx.ajax("GET", window.location.pathname + window.location.search, {
-      target: "#" + id, select: "#" + id, swap: "outerHTML"
-    });
   }
 
   // --- The stream: htmx's SSE extension ---------------------------------------------------

@@ -1,11 +1,18 @@
-"""Assertions shared by the test modules."""
+"""Assertions and helpers shared by the test modules: requests, the audit log, the admin."""
 
+import json
 from urllib.parse import urlsplit
 
+import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.urls import reverse
 from django.utils.html import escape
+
+from journal import audit
+from journal.models import AuditEntry
+from tests.play.steps import run
 
 # Every app whose rows a refused request must leave alone; new models are picked up as added.
 _APPS = ("campaign", "characters", "journal", "play")
@@ -103,3 +110,81 @@ def named_routes() -> dict[str, str]:
                 yield name, prefix + str(pattern.pattern)
 
     return dict(walk(get_resolver().url_patterns, None, ""))
+
+
+postgresql_only = pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="the append-only trigger and row locks (SELECT … FOR UPDATE) are PostgreSQL's; "
+    "SQLite has neither",
+)
+
+
+TRIGGER = "journal_auditentry_append_only"
+
+
+def play_a_little(campaign, gm, character):
+    """Five entries: a damage, a test (one roll), a Flux spent with its condition."""
+    run(campaign, gm, "damage", {"amount": "3"}, character=character)
+    run(campaign, gm, "check", {"stat": "VAI", "difficulty": "10"}, character=character, typed=[8])
+    run(campaign, gm, "spend_flux", {"amount": str(character.flux)}, character=character)
+    run(campaign, gm, "heal", {"amount": "1"}, character=character)
+
+
+def entries(campaign) -> list[AuditEntry]:
+    return list(AuditEntry.objects.filter(campaign=campaign).order_by("id"))
+
+
+def raw(sql, params=()):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+class trigger_disabled:
+    """Let a test alter the log behind the app's back, as an attacker with the table would."""
+
+    def __enter__(self):
+        if connection.vendor == "postgresql":
+            # ALTER TABLE waits for no queued trigger events: run the deferred FK checks now.
+            raw("SET CONSTRAINTS ALL IMMEDIATE")
+            raw(f"ALTER TABLE journal_auditentry DISABLE TRIGGER {TRIGGER}")
+
+    def __exit__(self, *exc):
+        if connection.vendor == "postgresql":
+            raw("SET CONSTRAINTS ALL IMMEDIATE")
+            raw(f"ALTER TABLE journal_auditentry ENABLE TRIGGER {TRIGGER}")
+            raw("SET CONSTRAINTS ALL DEFERRED")
+
+
+def rewrite(entry_id: int, key: bytes, **changes) -> None:
+    """Rewrite one entry's columns and recompute its hash and every later hash of its campaign
+    with the app's own hash function, as someone with the database and the code would."""
+    target = AuditEntry.objects.get(pk=entry_id)
+    chain = list(AuditEntry.objects.filter(campaign_id=target.campaign_id).order_by("id"))
+    previous = None
+    with trigger_disabled():
+        for entry in chain:
+            if entry.pk < entry_id:
+                previous = entry.hash
+                continue
+            if entry.pk == entry_id:
+                for name, value in changes.items():
+                    setattr(entry, name, value)
+            entry.prev_hash = previous or ""
+            entry.hash = audit.entry_hash(entry, key)
+            raw(
+                "UPDATE journal_auditentry SET after = %s, text_fr = %s, prev_hash = %s, "
+                "hash = %s WHERE id = %s",
+                [json.dumps(entry.after), entry.text_fr, entry.prev_hash, entry.hash, entry.pk],
+            )
+            previous = entry.hash
+
+
+def delete_tail(n: int, campaign) -> list[int]:
+    gone = [e.pk for e in entries(campaign)[-n:]]
+    with trigger_disabled():
+        raw("DELETE FROM journal_auditentry WHERE id >= %s", [gone[0]])
+    return gone
+
+
+PATTERNS = named_routes()
+ADMIN_ROUTES = sorted(name for name in PATTERNS if name.startswith("admin:"))

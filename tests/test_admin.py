@@ -11,10 +11,8 @@ from django.urls import reverse
 
 from characters.models import Character
 from journal.models import AuditEntry
-from tests.helpers import named_routes
+from tests.helpers import ADMIN_ROUTES, PATTERNS
 
-PATTERNS = named_routes()
-ADMIN_ROUTES = sorted(name for name in PATTERNS if name.startswith("admin:"))
 OBJECT_ACTIONS = ("change", "delete", "history")
 
 

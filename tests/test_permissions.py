@@ -46,14 +46,14 @@ from play.models import Proposal, RollRequest
 from play.proposals import proposal_make
 from play.requests import roll_request_create
 from tests.helpers import (
+    ADMIN_ROUTES,
     assert_redirects_to_login,
     character_data,
     db_state,
     named_routes,
     settings_data,
 )
-from tests.play.play import run
-from tests.test_admin import ADMIN_ROUTES
+from tests.play.steps import run
 
 # The people, as tests/conftest.py makes them.
 ANONYMOUS, OUTSIDER, PLAYER, OTHER_PLAYER, GM = (

@@ -90,7 +90,7 @@ def character_create(
 
         def operation(t: Table) -> engine.Outcome:
             at = t.state.clock
-            steps = _Steps(t.state)
+            steps = engine.Steps(t.state)
             steps.keep([engine.Change(key, CREATED, None, wanted, "", at, True)])
             steps.keep(
                 engine.Change(key, field, "", text, "", at, True)
@@ -98,7 +98,11 @@ def character_create(
                 if text
             )
             for field, target in starting.items():
-                steps.then(_set_resource(steps.state, key, field, target, t))
+                steps.then(
+                    engine.set_resource(
+                        steps.state, key, field, target, rng=t.rng, ruleset=t.ruleset
+                    )
+                )
             return steps.outcome()
 
         return run(
@@ -184,7 +188,7 @@ def _edit(t: Table, key: str, wanted: dict) -> engine.Outcome:
     _validate(candidate)
 
     at = t.state.clock
-    steps = _Steps(t.state)
+    steps = engine.Steps(t.state)
     steps.keep(
         engine.Change(key, field, rows_state.sheet_value(row, field), wanted[field], "", at, True)
         for field in rows_state.SHEET_FIELDS
@@ -208,111 +212,22 @@ def _edit(t: Table, key: str, wanted: dict) -> engine.Outcome:
         target = getattr(candidate, field)
         if maximum >= set_maximum.before:  # raised: room first, then the value
             steps.by_hand([set_maximum])
-            steps.then(_set_resource(steps.state, key, field, target, t))
+            steps.then(
+                engine.set_resource(steps.state, key, field, target, rng=t.rng, ruleset=t.ruleset)
+            )
         else:  # lowered: the value first, so that it is never above its maximum
-            move = _set_resource if field in wanted else _bring_down
-            steps.then(move(steps.state, key, field, target, t))
+            if field in wanted:
+                moved = engine.set_resource(
+                    steps.state, key, field, target, rng=t.rng, ruleset=t.ruleset
+                )
+            else:
+                moved = engine.bring_down(steps.state, key, field, target, ruleset=t.ruleset)
+            steps.then(moved)
             steps.by_hand([set_maximum])
     return steps.outcome()
-
-
-def _set_resource(state, key: str, field: str, target: int, t: Table) -> engine.Outcome | None:
-    """PV or Flux set by hand, through the engine's damage (ignoring PA) or healing, Flux
-    spent or restored: whatever those trigger follows (R10, R15, R26)."""
-    current = getattr(state.character(key), field)
-    if target == current:
-        return None
-    if field == "pv":
-        if target < current:
-            return engine.take_damage(
-                state, key, current - target, rng=t.rng, ignores_pa=True, ruleset=t.ruleset
-            )
-        return engine.heal(state, key, target - current, ruleset=t.ruleset)
-    if target < current:
-        return engine.spend_flux(state, key, current - target, ruleset=t.ruleset)
-    return engine.restore_flux(state, key, target - current, ruleset=t.ruleset)
-
-
-_BROUGHT_DOWN = {
-    "pv": ("PV ramenés au nouveau maximum", "PV brought down to the new maximum"),
-    "flux": ("Flux ramené au nouveau maximum", "Flux brought down to the new maximum"),
-}
-
-
-def _bring_down(state, key: str, field: str, target: int, t: Table) -> engine.Outcome | None:
-    """R1: a current value above its new maximum comes down to it (logged under R1)."""
-    character = state.character(key)
-    current = getattr(character, field)
-    if target >= current:
-        return None
-    if field == "flux" and character.vital is not engine.Vital.DEAD:
-        return engine.spend_flux(state, key, current - target, ruleset=t.ruleset)  # R1, R26
-    # PV: the maximum is at least 1, so the value stays above 0 and no rule follows.
-    fr, en = _BROUGHT_DOWN[field]
-    line = engine.Line(
-        f"{character.label} — {fr} : {current} → {target}",
-        f"{character.label} — {en}: {current} → {target}",
-        "R1",
-        key,
-        state.clock,
-    )
-    change = engine.Change(key, field, current, target, "R1", state.clock, True)
-    return _replayed(state, [change], lines=[line])
 
 
 def _validate(candidate: Character) -> None:
     # The model's rules for a sheet (R1 maxima, stats, an owner who plays in the campaign);
     # forms check the same first, so this guards the other callers (admin, commands).
     candidate.full_clean(exclude=["campaign", "id"])
-
-
-def _replayed(state, changes, lines=()) -> engine.Outcome:
-    changes = tuple(changes)
-    rules = tuple(dict.fromkeys(c.rule_id for c in changes if c.rule_id))
-    return engine.Outcome(
-        engine.replay(state, changes),
-        changes=changes,
-        rules=rules,
-        lines=tuple(lines),
-        events=changes,
-    )
-
-
-class _Steps:
-    """Engine outcomes one after the other, each on the state the previous one left, as one
-    Outcome whose events keep their order."""
-
-    def __init__(self, state: engine.CampaignState):
-        self.state = state
-        self.parts: list[engine.Outcome] = []
-
-    def then(self, outcome: engine.Outcome | None) -> None:
-        if outcome is not None:
-            self.parts.append(outcome)
-            self.state = outcome.state
-
-    def by_hand(self, changes: Iterable[engine.Change]) -> None:
-        changes = [c for c in changes if c.before != c.after]
-        if changes:
-            self.then(_replayed(self.state, changes))
-
-    def keep(self, changes: Iterable[engine.Change]) -> None:
-        """Changes to what the engine's state does not hold (the sheet's words, its owner):
-        logged and written by the runner, not replayed."""
-        changes = tuple(changes)
-        if changes:
-            self.parts.append(engine.Outcome(self.state, changes=changes, events=changes))
-
-    def outcome(self) -> engine.Outcome:
-        def joined(name):
-            return tuple(item for part in self.parts for item in getattr(part, name))
-
-        return engine.Outcome(
-            self.state,
-            rolls=joined("rolls"),
-            checks=joined("checks"),
-            changes=joined("changes"),
-            rules=tuple(dict.fromkeys(joined("rules"))),
-            lines=joined("lines"),
-            events=joined("events"),
-        )

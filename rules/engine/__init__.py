@@ -61,6 +61,12 @@ Rolls asked of players (R34)
     deaths_door_test (R10), resume_clock (R11, R13: the roll, then the clock goes on, then
     the action ends, resume.ENDINGS), sleep_test (R31) roll them later; NotDue when no
     longer called for; moves_clock(campaign): whether the next turn moves the clock
+The sheet set by hand (R1, R10, R15, R26)
+    set_resource(campaign, key, "pv" | "flux", target, *, rng): PV or Flux moved to `target`
+    through damage ignoring PA, healing, Flux spent or restored; bring_down(campaign, key,
+    field, target): R1, a value above its lowered maximum; by_hand(campaign, changes, lines):
+    the GM's own changes replayed; Steps(campaign): outcomes in a row (then, by_hand, keep)
+    joined by .outcome()
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
@@ -152,6 +158,7 @@ from .rest import (
 )
 from .results import Change, CheckPlan, CheckResult, Line, Modifier, Odds
 from .resume import lapse_roll, resume_clock, rules_roll_due
+from .sheet import Steps, bring_down, by_hand, set_resource
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FIGHT,
@@ -246,6 +253,7 @@ __all__ = [
     "Sequel",
     "Severity",
     "Soften",
+    "Steps",
     "StillDue",
     "Surface",
     "UnknownCharacter",
@@ -259,6 +267,8 @@ __all__ = [
     "attempt_stabilise",
     "attempt_wake",
     "availability",
+    "bring_down",
+    "by_hand",
     "check",
     "clinic_night",
     "deaths_door_test",
@@ -291,6 +301,7 @@ __all__ = [
     "roll_odds",
     "rules_roll_due",
     "set_order",
+    "set_resource",
     "share_hour_rest",
     "sleep_test",
     "spend",

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from .dice import D20, DiceSource
 from .errors import CharacterDead, NotConscious
-from .outcome import Outcome, Transaction
+from .outcome import Draft, Outcome
 from .results import CheckPlan, CheckResult, Modifier, Odds
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, ConditionKind, Ruleset, Vital
 from .text import check_text
@@ -163,12 +163,12 @@ def first_test_odds(run: Callable[[OddsProbe], object]) -> Odds | None:
     return None
 
 
-def roll_planned(tx: Transaction, plan: CheckPlan) -> CheckResult:
+def roll_planned(draft: Draft, plan: CheckPlan) -> CheckResult:
     """Roll a planned D20 test, record it and explain it."""
-    if isinstance(tx.rng, OddsProbe):
+    if isinstance(draft.rng, OddsProbe):
         raise _Planned(plan)
     # A check's die is reported inside its CheckResult, not a second time among the rolls.
-    die = tx.roll(D20, key=plan.key, rule_id=plan.rule_id, purpose="check", record=False)
+    die = draft.roll(D20, key=plan.key, rule_id=plan.rule_id, purpose="check", record=False)
     die_value, total, success, extreme = plan.verdict(die.total)
     result = CheckResult(
         plan.key,
@@ -185,24 +185,24 @@ def roll_planned(tx: Transaction, plan: CheckPlan) -> CheckResult:
         extreme,
         die,
         plan.rule_id,
-        tx.now,
+        draft.now,
         int(roll_odds(plan) * 20),
     )
-    tx.record_check(result)
+    draft.record_check(result)
     fr, en = check_text(result)
-    tx.say(plan.rule_id, fr, en, plan.key)
+    draft.say(plan.rule_id, fr, en, plan.key)
     if result.die_rule:
-        tx.rule("R6")
+        draft.rule("R6")
     for modifier in plan.modifiers:
         if modifier.rule_id:
-            tx.rule(modifier.rule_id)
+            draft.rule(modifier.rule_id)
     if result.typed_in:
-        tx.rule("R9")
+        draft.rule("R9")
     return result
 
 
 def roll_check(
-    tx: Transaction,
+    draft: Draft,
     key: str,
     stat: str,
     *,
@@ -213,15 +213,15 @@ def roll_check(
 ) -> CheckResult:
     """Roll a test for a character of the state, adding the rules' own modifiers."""
     plan = plan_check(
-        tx.char(key),
+        draft.char(key),
         stat,
         skill=skill,
         difficulty=difficulty,
         modifiers=modifiers,
         rule_id=rule_id,
-        ruleset=tx.ruleset,
+        ruleset=draft.ruleset,
     )
-    return roll_planned(tx, plan)
+    return roll_planned(draft, plan)
 
 
 def require_alive(character: CharacterState) -> None:
@@ -268,9 +268,9 @@ def check(
     A die typed in by a person comes through `rng=ScriptedDice([value])` (R9).
     """
     require_check(campaign.character(key))
-    tx = Transaction(campaign, rng, ruleset)
+    draft = Draft(campaign, rng, ruleset)
     roll_check(
-        tx,
+        draft,
         key,
         stat,
         skill=skill,
@@ -278,4 +278,4 @@ def check(
         modifiers=tuple(modifiers),
         rule_id="R5",
     )
-    return tx.outcome()
+    return draft.outcome()

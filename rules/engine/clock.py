@@ -20,7 +20,7 @@ from .health import (
     wake_anchor,
     wake_try,
 )
-from .outcome import DueRoll, Outcome, Transaction
+from .outcome import Draft, DueRoll, Outcome
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
 from .text import SEVERITY_TEXT, count_en, count_fr, moment_text
 
@@ -62,23 +62,23 @@ def character_due(character: CharacterState, ruleset: Ruleset) -> tuple[datetime
     return None
 
 
-def _half_day(tx: Transaction, key: str | None) -> None:
-    tx.set_campaign("hour_rests_used", 0, "R18")
+def _half_day(draft: Draft, key: str | None) -> None:
+    draft.set_campaign("hour_rests_used", 0, "R18")
 
 
-def _morning(tx: Transaction, key: str | None) -> None:
-    for character in tx.state.characters:
+def _morning(draft: Draft, key: str | None) -> None:
+    for character in draft.state.characters:
         illness = character.illness
         if illness is None or character.vital is Vital.DEAD:
             continue
         fr, en = SEVERITY_TEXT[illness.severity]
         if illness.days_left <= 0:
-            tx.set(character.key, "illness", None, "R30")
-            tx.say("R30", f"n’est plus {fr}", f"is no longer {en}", character.key)
+            draft.set(character.key, "illness", None, "R30")
+            draft.say("R30", f"n’est plus {fr}", f"is no longer {en}", character.key)
         else:
             left = illness.days_left - 1
-            tx.set(character.key, "illness", replace(illness, days_left=left), "R30")
-            tx.say(
+            draft.set(character.key, "illness", replace(illness, days_left=left), "R30")
+            draft.say(
                 "R30",
                 f"{fr} : encore {count_fr(left, 'jour', 'jours')} après ce matin",
                 f"{en}: {count_en(left, 'more day', 'more days')} after this morning",
@@ -86,23 +86,23 @@ def _morning(tx: Transaction, key: str | None) -> None:
             )
 
 
-def _coma_due(tx: Transaction, key: str | None) -> None:
-    tx.say("R10", "le sursis est écoulé", "borrowed time has run out", key)
-    fall_into_coma(tx, str(key), "R10")
+def _coma_due(draft: Draft, key: str | None) -> None:
+    draft.say("R10", "le sursis est écoulé", "borrowed time has run out", key)
+    fall_into_coma(draft, str(key), "R10")
 
 
-def _coma_hour(tx: Transaction, key: str | None) -> None:
-    coma_hour(tx, str(key))
+def _coma_hour(draft: Draft, key: str | None) -> None:
+    coma_hour(draft, str(key))
 
 
-def _wake(tx: Transaction, key: str | None) -> None:
-    wake_try(tx, str(key), cause="", difficulty=None, modifiers=())
+def _wake(draft: Draft, key: str | None) -> None:
+    wake_try(draft, str(key), cause="", difficulty=None, modifiers=())
 
 
 # R32: what falls due at one moment applies in this order: the campaign's events (the morning
 # before anything a character rolls, so an illness ending that morning gives no malus), then
 # every character's R10, then every R11, then every R13, characters in state order within each.
-HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
+HANDLERS: dict[str, Callable[[Draft, str | None], None]] = {
     "half_day": _half_day,
     "morning": _morning,
     "coma_due": _coma_due,
@@ -112,14 +112,14 @@ HANDLERS: dict[str, Callable[[Transaction, str | None], None]] = {
 _ORDER = {kind: rank for rank, kind in enumerate(HANDLERS)}
 
 
-def _coma_hour_test(tx: Transaction, key: str | None) -> None:
-    coma_hour_test(tx, str(key))
+def _coma_hour_test(draft: Draft, key: str | None) -> None:
+    coma_hour_test(draft, str(key))
 
 
 # R34: the clock's rolls a player may be asked for, by timer, and the roll itself: R11's
 # hourly Survie (the hour's PV loss is applied before the clock stops, so only the test waits)
 # and R13's waking try.
-ASKED_ROLLS: dict[str, Callable[[Transaction, str | None], None]] = {
+ASKED_ROLLS: dict[str, Callable[[Draft, str | None], None]] = {
     "coma_hour": _coma_hour_test,
     "wake": _wake,
 }
@@ -134,12 +134,12 @@ def asked_roll_due(character: CharacterState, kind: str, at: datetime, ruleset: 
     return kind == "wake" and character_due(character, ruleset) == (at, "wake")
 
 
-def _would_roll(tx: Transaction, kind: str, key: str, when: datetime) -> str | None:
+def _would_roll(draft: Draft, kind: str, key: str, when: datetime) -> str | None:
     """The rule id of the test `kind` would roll for `key` at `when`, or None (an hour of
     coma short of R11's threshold rolls nothing): the roll itself, weighed, not played."""
 
     def run(rng) -> None:
-        probe = Transaction(tx.state, rng, tx.ruleset)
+        probe = Draft(draft.state, rng, draft.ruleset)
         probe.now = when
         ASKED_ROLLS[kind](probe, key)
 
@@ -148,29 +148,29 @@ def _would_roll(tx: Transaction, kind: str, key: str, when: datetime) -> str | N
 
 
 def _stop(
-    tx: Transaction, kind: str, rule_id: str, key: str, target: datetime, then: dict | None
+    draft: Draft, kind: str, rule_id: str, key: str, target: datetime, then: dict | None
 ) -> None:
     """R34: the clock stops where a player's rules roll falls due; it goes on once answered."""
-    tx.due.append(DueRoll(kind, rule_id, key, tx.now, target, then))
-    now_fr, now_en = moment_text(tx.now)
-    tx.say(
+    draft.due.append(DueRoll(kind, rule_id, key, draft.now, target, then))
+    now_fr, now_en = moment_text(draft.now)
+    draft.say(
         "R34",
         f"l’horloge s’arrête au {now_fr} : jet ({rule_id}) demandé au joueur ou à la joueuse",
         f"the clock stops at {now_en}: roll ({rule_id}) asked of the player",
         key,
     )
-    tx.rule(rule_id)
-    tx.set_campaign("clock", tx.now, "R32")
+    draft.rule(rule_id)
+    draft.set_campaign("clock", draft.now, "R32")
 
 
-def _hold_wake_tries(tx: Transaction) -> None:
+def _hold_wake_tries(draft: Draft) -> None:
     """R13/R32: time that passed with the automatic tries off owes no try, even once they are
     back on; they count from where the clock is now."""
-    for character in tx.state.characters:
+    for character in draft.state.characters:
         anchor = wake_anchor(character)
-        if character.vital is Vital.STABILISED and anchor and anchor < tx.now:
-            tx.set(character.key, "wake_tries_from", tx.now, "R13")
-            tx.say(
+        if character.vital is Vital.STABILISED and anchor and anchor < draft.now:
+            draft.set(character.key, "wake_tries_from", draft.now, "R13")
+            draft.say(
                 "R13",
                 "essais de réveil automatiques désactivés : le temps écoulé ne donnera "
                 "aucun essai, même s’ils sont réactivés",
@@ -180,21 +180,21 @@ def _hold_wake_tries(tx: Transaction) -> None:
             )
 
 
-def run_clock(tx: Transaction, target: datetime, then: dict | None = None) -> bool:
-    """Move `tx` to `target`, applying every due event in time order; False when it stopped
-    short (R34: a rules roll due for a character of `tx.defer`, noted in `tx.due` with
+def run_clock(draft: Draft, target: datetime, then: dict | None = None) -> bool:
+    """Move `draft` to `target`, applying every due event in time order; False when it stopped
+    short (R34: a rules roll due for a character of `draft.defer`, noted in `draft.due` with
     `then`, what the caller still does once the clock gets there).
 
     Campaign events (half-day, morning) are those after the start and up to the target, so a
     moment the clock reaches exactly is passed; a character's overdue timer (before the start)
     is applied at its own time, so the log tells when it fell due. Same-moment order: HANDLERS.
     """
-    start = tx.now
+    start = draft.now
     campaign_events = [
         (t, kind)
         for kind, hours in (
-            ("half_day", half_day_starts(tx.ruleset)),
-            ("morning", (tx.ruleset.morning_hour,)),
+            ("half_day", half_day_starts(draft.ruleset)),
+            ("morning", (draft.ruleset.morning_hour,)),
         )
         for hour in hours
         for t in _daily(start, target, hour)
@@ -205,8 +205,8 @@ def run_clock(tx: Transaction, target: datetime, then: dict | None = None) -> bo
         best: tuple[datetime, int, int, str, str | None] | None = None
         if index < len(fixed):
             best = (*fixed[index], None)
-        for position, character in enumerate(tx.state.characters):
-            due = character_due(character, tx.ruleset)
+        for position, character in enumerate(draft.state.characters):
+            due = character_due(character, draft.ruleset)
             if due is None or due[0] > target:
                 continue
             candidate = (due[0], _ORDER[due[1]], position, due[1], character.key)
@@ -216,21 +216,21 @@ def run_clock(tx: Transaction, target: datetime, then: dict | None = None) -> bo
             break
         when, _, _, kind, key = best
         index += key is None
-        tx.now = when
-        if key in tx.defer and kind in ASKED_ROLLS:
+        draft.now = when
+        if key in draft.defer and kind in ASKED_ROLLS:
             if kind == "coma_hour":
-                coma_hour_loss(tx, key)
-            rule_id = _would_roll(tx, kind, key, when)
+                coma_hour_loss(draft, key)
+            rule_id = _would_roll(draft, kind, key, when)
             if rule_id is not None:
-                _stop(tx, kind, rule_id, key, target, then)
+                _stop(draft, kind, rule_id, key, target, then)
                 return False
-            ASKED_ROLLS[kind](tx, key)  # rolls nothing: R11 short of its threshold
+            ASKED_ROLLS[kind](draft, key)  # rolls nothing: R11 short of its threshold
             continue
-        HANDLERS[kind](tx, key)
-    tx.now = target
-    if not tx.ruleset.automatic_wake_tries:
-        _hold_wake_tries(tx)
-    tx.set_campaign("clock", target, "R32")
+        HANDLERS[kind](draft, key)
+    draft.now = target
+    if not draft.ruleset.automatic_wake_tries:
+        _hold_wake_tries(draft)
+    draft.set_campaign("clock", target, "R32")
     return True
 
 
@@ -261,15 +261,15 @@ def advance_clock(
             f"L’horloge ne recule pas ({start_fr} → {target_fr}).",
             f"The clock does not go back ({start_en} → {target_en}).",
         )
-    tx = Transaction(campaign, rng, ruleset)
-    tx.defer = frozenset(defer)
-    tx.say(
+    draft = Draft(campaign, rng, ruleset)
+    draft.defer = frozenset(defer)
+    draft.say(
         "R32",
         f"l’horloge avance du {start_fr} au {target_fr}",
         f"the clock moves from {start_en} to {target_en}",
     )
-    run_clock(tx, target)
-    return tx.outcome()
+    run_clock(draft, target)
+    return draft.outcome()
 
 
 def advance_to_morning(

@@ -10,7 +10,7 @@ from .checks import AGILITE, CONSTITUTION, roll_check
 from .dice import D4, D10, DiceExpr, DiceSource, parse_dice
 from .errors import CannotSoften, InvalidFall
 from .health import apply_damage, kill
-from .outcome import Outcome, Transaction
+from .outcome import Draft, Outcome
 from .results import Modifier
 from .state import DEFAULT_RULESET, CampaignState, Illness, Ruleset, Severity, Soften, Surface
 from .text import SEVERITY_TEXT, SURFACE_TEXT, count_en, count_fr
@@ -70,22 +70,22 @@ def fall(
             f"Une chute de {height} étages ne peut pas être amortie (R27).",
             f"A fall of {height} storeys cannot be softened (R27).",
         )
-    tx = Transaction(campaign, rng, ruleset)
+    draft = Draft(campaign, rng, ruleset)
     what_fr = (
         "chute en mouvement" if in_motion else f"chute de {count_fr(storeys, 'étage', 'étages')}"
     )
     what_en = "fall in motion" if in_motion else f"fall of {count_en(storeys, 'storey', 'storeys')}"
     ground_fr, ground_en = SURFACE_TEXT[surface]
-    tx.say(
+    draft.say(
         "R27",
         f"{what_fr}, {ground_fr} : compte pour {count_fr(height, 'étage', 'étages')}",
         f"{what_en}, {ground_en}: counts as {count_en(height, 'storey', 'storeys')}",
         key,
     )
     if height <= 0:
-        tx.say("R27", "aucun dégât", "no damage", key)
+        draft.say("R27", "aucun dégât", "no damage", key)
     elif height >= DEADLY_STOREYS:
-        kill(tx, key, "R27")
+        kill(draft, key, "R27")
     else:
         unshifted_motion = in_motion and surface is Surface.NORMAL
         expr, malus = IN_MOTION if unshifted_motion else FALL_TABLE[height]
@@ -95,7 +95,7 @@ def fall(
                 (Modifier("amortir la chute", -malus, "R27", "softening a fall"),) if malus else ()
             )
             softened = roll_check(
-                tx,
+                draft,
                 key,
                 "ADR",
                 skill=AGILITE,
@@ -103,18 +103,18 @@ def fall(
                 modifiers=(*penalty, *modifiers),
                 rule_id="R27",
             ).success
-        damage = tx.roll(expr, key=key, rule_id="R27", purpose="fall_damage")
-        tx.roll_line(damage, "Dégâts de chute", "Fall damage")
+        damage = draft.roll(expr, key=key, rule_id="R27", purpose="fall_damage")
+        draft.roll_line(damage, "Dégâts de chute", "Fall damage")
         amount = -(-damage.total // 2) if softened else damage.total
         if softened:
-            tx.say(
+            draft.say(
                 "R27",
                 f"chute amortie : {damage.total} / 2 = {amount}",
                 f"softened fall: {damage.total} / 2 = {amount}",
                 key,
             )
-        apply_damage(tx, key, amount, ignores_pa=True, cause=cause, rule_id="R27")
-    return tx.outcome()
+        apply_damage(draft, key, amount, ignores_pa=True, cause=cause, rule_id="R27")
+    return draft.outcome()
 
 
 def fall_ill(
@@ -133,9 +133,9 @@ def fall_ill(
     A new illness replaces the current one.
     """
     require_fall_ill(campaign.character(key))
-    tx = Transaction(campaign, rng, ruleset)
+    draft = Draft(campaign, rng, ruleset)
     passed = roll_check(
-        tx,
+        draft,
         key,
         "VAI",
         skill=CONSTITUTION,
@@ -143,19 +143,19 @@ def fall_ill(
         modifiers=tuple(modifiers),
         rule_id="R28",
     ).success
-    days = tx.roll(
+    days = draft.roll(
         ILLNESS_SHORT if passed else ILLNESS_LONG, key=key, rule_id="R28", purpose="illness_days"
     )
-    tx.roll_line(days, "Durée de la maladie (jours)", "Illness length (days)")
-    tx.set(key, "illness", Illness(severity, days.total, name), "R28")
+    draft.roll_line(days, "Durée de la maladie (jours)", "Illness length (days)")
+    draft.set(key, "illness", Illness(severity, days.total, name), "R28")
     fr, en = SEVERITY_TEXT[severity]
-    tx.say(
+    draft.say(
         "R28",
         f"{fr} (−{int(severity)} à tous les tests) pour {count_fr(days.total, 'jour', 'jours')}",
         f"{en} (−{int(severity)} to all tests) for {count_en(days.total, 'day', 'days')}",
         key,
     )
-    return tx.outcome()
+    return draft.outcome()
 
 
 def take_remedy(
@@ -169,15 +169,15 @@ def take_remedy(
     character = campaign.character(key)
     require_remedy(character)
     illness: Illness = character.illness  # type: ignore[assignment]  # require_remedy
-    tx = Transaction(campaign, rng, ruleset)
-    days = tx.roll(D4, key=key, rule_id="R29", purpose="remedy")
-    tx.roll_line(days, "Remède (jours en moins)", "Remedy (days off)")
+    draft = Draft(campaign, rng, ruleset)
+    days = draft.roll(D4, key=key, rule_id="R29", purpose="remedy")
+    draft.roll_line(days, "Remède (jours en moins)", "Remedy (days off)")
     left = max(0, illness.days_left - days.total)
-    tx.set(key, "illness", Illness(illness.severity, left, illness.name), "R29")
-    tx.say(
+    draft.set(key, "illness", Illness(illness.severity, left, illness.name), "R29")
+    draft.say(
         "R29",
         f"maladie : {illness.days_left} → {count_fr(left, 'jour', 'jours')}",
         f"illness: {illness.days_left} → {count_en(left, 'day', 'days')}",
         key,
     )
-    return tx.outcome()
+    return draft.outcome()

@@ -10,7 +10,7 @@ from .availability import require_add_condition, require_remove_condition
 from .checks import require_conscious, roll_check
 from .dice import DiceSource
 from .errors import ConditionNotPresent
-from .outcome import Outcome, Transaction
+from .outcome import Draft, Outcome
 from .results import Modifier
 from .state import (
     CAUSE_GM,
@@ -72,13 +72,13 @@ def effective(character: CharacterState) -> Effective:
     )
 
 
-def rebudget(tx: Transaction, key: str, before: CharacterState, rule_id: str) -> None:
+def rebudget(draft: Draft, key: str, before: CharacterState, rule_id: str) -> None:
     """R33/R20–R25: a combatant's conditions or state changed during a round: what is left
     this round is the new effective budget minus what was already spent, never below 0."""
-    fight = tx.state.fight
+    fight = draft.state.fight
     if fight is None or key not in fight.order:
         return
-    old, new = effective(before), effective(tx.char(key))
+    old, new = effective(before), effective(draft.char(key))
     index = fight.order.index(key)
     counts = []
     for field, was, now in (
@@ -92,9 +92,9 @@ def rebudget(tx: Transaction, key: str, before: CharacterState, rule_id: str) ->
     changed = replace(fight, actions_left=counts[0], reflexes_left=counts[1])
     if changed == fight:
         return
-    tx.set_campaign("fight", changed, rule_id)
+    draft.set_campaign("fight", changed, rule_id)
     actions, reflexes = changed.left(key)
-    tx.say(
+    draft.say(
         "R33",
         f"reste cette manche : {actions} action{'s' * (actions > 1)}, "
         f"{reflexes} réflexe{'s' * (reflexes > 1)}",
@@ -104,19 +104,19 @@ def rebudget(tx: Transaction, key: str, before: CharacterState, rule_id: str) ->
     )
 
 
-def put_condition(tx: Transaction, key: str, condition: Condition, rule_id: str) -> None:
-    character = tx.char(key)
+def put_condition(draft: Draft, key: str, condition: Condition, rule_id: str) -> None:
+    character = draft.char(key)
     if condition in character.conditions:
         return
-    tx.set(key, "conditions", (*character.conditions, condition), rule_id)
+    draft.set(key, "conditions", (*character.conditions, condition), rule_id)
     fr, en = condition_name(condition.kind)
     cause_fr, cause_en = cause_text(condition.cause)
-    tx.say(rule_id, f"devient {fr} ({cause_fr})", f"becomes {en} ({cause_en})", key)
-    rebudget(tx, key, character, rule_id)
+    draft.say(rule_id, f"devient {fr} ({cause_fr})", f"becomes {en} ({cause_en})", key)
+    rebudget(draft, key, character, rule_id)
 
 
 def drop_conditions(
-    tx: Transaction,
+    draft: Draft,
     key: str,
     kind: ConditionKind,
     cause: str | None,
@@ -128,17 +128,17 @@ def drop_conditions(
     """Remove `kind` (of `cause`, or of any cause when None); say whether one was there.
     `budget=False`: the fight resets or drops this combatant's budget itself (a new round,
     the fight's end, leaving it), so what is left this round is not recounted."""
-    character = tx.char(key)
+    character = draft.char(key)
     kept = tuple(
         c for c in character.conditions if not (c.kind is kind and cause in (None, c.cause))
     )
     if kept == character.conditions:
         return False
-    tx.set(key, "conditions", kept, rule_id, by_gm=by_gm)
+    draft.set(key, "conditions", kept, rule_id, by_gm=by_gm)
     fr, en = condition_name(kind)
-    tx.say(rule_id, f"n’est plus {fr}", f"is no longer {en}", key)
+    draft.say(rule_id, f"n’est plus {fr}", f"is no longer {en}", key)
     if budget:
-        rebudget(tx, key, character, rule_id)
+        rebudget(draft, key, character, rule_id)
     return True
 
 
@@ -152,9 +152,9 @@ def add_condition(
 ) -> Outcome:
     """Give a condition (R20–R25) with its cause; the same kind and cause twice is one."""
     require_add_condition(campaign.character(key))
-    tx = Transaction(campaign, None, ruleset)
-    put_condition(tx, key, Condition(kind, cause), CONDITION_RULE[kind])
-    return tx.outcome()
+    draft = Draft(campaign, None, ruleset)
+    put_condition(draft, key, Condition(kind, cause), CONDITION_RULE[kind])
+    return draft.outcome()
 
 
 def remove_condition(
@@ -168,13 +168,13 @@ def remove_condition(
     """The GM removes a condition by hand (R26), of one cause or of every cause."""
     character = campaign.character(key)
     require_remove_condition(character)
-    tx = Transaction(campaign, None, ruleset)
-    if not drop_conditions(tx, key, kind, cause, "R26", by_gm=True):
+    draft = Draft(campaign, None, ruleset)
+    if not drop_conditions(draft, key, kind, cause, "R26", by_gm=True):
         fr, en = condition_name(kind)
         raise ConditionNotPresent(
             f"{character.label} n’est pas {fr}.", f"{character.label} is not {en}."
         )
-    return tx.outcome()
+    return draft.outcome()
 
 
 def attempt_free(
@@ -195,9 +195,9 @@ def attempt_free(
         raise ConditionNotPresent(
             f"{character.label} n’est pas Immobilisé.", f"{character.label} is not Immobilised."
         )
-    tx = Transaction(campaign, rng, ruleset)
+    draft = Draft(campaign, rng, ruleset)
     result = roll_check(
-        tx,
+        draft,
         key,
         stat,
         skill=skill,
@@ -206,5 +206,5 @@ def attempt_free(
         rule_id="R23",
     )
     if result.success:
-        drop_conditions(tx, key, ConditionKind.IMMOBILISE, None, "R23")
-    return tx.outcome()
+        drop_conditions(draft, key, ConditionKind.IMMOBILISE, None, "R23")
+    return draft.outcome()

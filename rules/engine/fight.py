@@ -23,7 +23,7 @@ from .conditions import drop_conditions, effective, put_condition
 from .dice import DiceSource
 from .errors import FightAlreadyRunning, InvalidSpend, NoFight, NothingLeftToSpend, NotInFight
 from .fight_state import Fight
-from .outcome import Line, Outcome, Transaction
+from .outcome import Draft, Line, Outcome
 from .state import (
     CAUSE_FIGHT,
     DEFAULT_RULESET,
@@ -45,11 +45,11 @@ _SPEND = {
 }
 
 
-def _say(tx: Transaction, rule_id: str, fr: str, en: str, key: str | None = None) -> None:
+def _say(draft: Draft, rule_id: str, fr: str, en: str, key: str | None = None) -> None:
     # Fight lines name the character inside the sentence ("Au tour de : Brann"), so they
-    # skip `Transaction.say`'s "Brann — " prefix yet stay tied to the character.
-    tx.rule(rule_id)
-    tx.lines.append(Line(fr, en, rule_id, key, tx.now))
+    # skip `Draft.say`'s "Brann — " prefix yet stay tied to the character.
+    draft.rule(rule_id)
+    draft.lines.append(Line(fr, en, rule_id, key, draft.now))
 
 
 def _counts(actions: int, reflexes: int) -> tuple[str, str]:
@@ -75,39 +75,39 @@ def _names(campaign: CampaignState, keys: Iterable[str]) -> str:
     return ", ".join(campaign.character(key).label for key in keys)
 
 
-def _announce_round(tx: Transaction, fight: Fight) -> None:
+def _announce_round(draft: Draft, fight: Fight) -> None:
     # A round is a "manche" at a French table: "tour" is each combatant's turn within it.
-    _say(tx, "R33", f"Manche {fight.round}", f"Round {fight.round}")
+    _say(draft, "R33", f"Manche {fight.round}", f"Round {fight.round}")
     for key, actions, reflexes in zip(
         fight.order, fight.actions_left, fight.reflexes_left, strict=True
     ):
-        label = tx.char(key).label
+        label = draft.char(key).label
         fr, en = _counts(actions, reflexes)
-        _say(tx, "R33", f"{label} : {fr}", f"{label}: {en}", key)
+        _say(draft, "R33", f"{label} : {fr}", f"{label}: {en}", key)
 
 
-def _announce_turn(tx: Transaction, fight: Fight) -> None:
-    character = tx.char(fight.current)
+def _announce_turn(draft: Draft, fight: Fight) -> None:
+    character = draft.char(fight.current)
     # "Au tour de : Le Vicomte", not "Tour de Le Vicomte": a name may start with an article.
     fr, en = f"Au tour de : {character.label}", f"{character.label}'s turn"
     if not effective(character).conscious:
         # The turn still comes (the GM decides who stays in the order); say why it is empty.
         vital_fr, vital_en = VITAL_TEXT[character.vital]
         fr, en = f"{fr} ({vital_fr})", f"{en} ({vital_en})"
-    _say(tx, "R33", fr, en, character.key)
+    _say(draft, "R33", fr, en, character.key)
 
 
-def _end_surprise(tx: Transaction, keys: Iterable[str]) -> None:
+def _end_surprise(draft: Draft, keys: Iterable[str]) -> None:
     """R25/R33: the Surpris the fight's start gave ends, unless the campaign leaves it to the
     GM. A Surpris of any other cause is the GM's and stays."""
-    if tx.ruleset.surprise_ends_after_first_round:
+    if draft.ruleset.surprise_ends_after_first_round:
         for key in keys:
             # Its budget is reset (a new round) or dropped (leaving, the end) by the caller.
-            drop_conditions(tx, key, ConditionKind.SURPRIS, CAUSE_FIGHT, "R25", budget=False)
+            drop_conditions(draft, key, ConditionKind.SURPRIS, CAUSE_FIGHT, "R25", budget=False)
 
 
-def _with_budgets(tx: Transaction, fight: Fight, **changes: int) -> Fight:
-    budgets = [_budget(tx.char(key)) for key in fight.order]
+def _with_budgets(draft: Draft, fight: Fight, **changes: int) -> Fight:
+    budgets = [_budget(draft.char(key)) for key in fight.order]
     return replace(
         fight,
         actions_left=tuple(actions for actions, _ in budgets),
@@ -142,17 +142,17 @@ def start_fight(
     empty = (0,) * len(order)
     fight = Fight(order, 1, 0, empty, empty, tuple(dict.fromkeys(surprised)))
     fight = replace(fight, surprised=tuple(key for key in order if key in fight.surprised))
-    tx = Transaction(campaign, None, ruleset)
+    draft = Draft(campaign, None, ruleset)
     names = _names(campaign, order)
-    _say(tx, "R33", f"Début du combat : {names}", f"The fight begins: {names}")
+    _say(draft, "R33", f"Début du combat : {names}", f"The fight begins: {names}")
     for key in fight.surprised:
-        if not tx.char(key).has(ConditionKind.SURPRIS):
-            put_condition(tx, key, Condition(ConditionKind.SURPRIS, CAUSE_FIGHT), "R25")
-    fight = _with_budgets(tx, fight)
-    tx.set_campaign("fight", fight, "R33")
-    _announce_round(tx, fight)
-    _announce_turn(tx, fight)
-    return tx.outcome()
+        if not draft.char(key).has(ConditionKind.SURPRIS):
+            put_condition(draft, key, Condition(ConditionKind.SURPRIS, CAUSE_FIGHT), "R25")
+    fight = _with_budgets(draft, fight)
+    draft.set_campaign("fight", fight, "R33")
+    _announce_round(draft, fight)
+    _announce_turn(draft, fight)
+    return draft.outcome()
 
 
 def moves_clock(campaign: CampaignState, ruleset: Ruleset = DEFAULT_RULESET) -> bool:
@@ -177,57 +177,57 @@ def next_turn(
     the clock there; the new round (`new_round`) begins once it is answered.
     """
     fight = _require_fight(campaign)
-    tx = Transaction(campaign, rng, ruleset)
+    draft = Draft(campaign, rng, ruleset)
     if fight.waiting:
         # The next who has not had their turn, in the order as it stands (R33).
         done = (*fight.done, fight.current)
         fight = replace(fight, turn=fight.order.index(fight.waiting[0]), done=done)
-        tx.set_campaign("fight", fight, "R33")
-        _announce_turn(tx, fight)
-        return tx.outcome()
-    _say(tx, "R33", f"Fin de la manche {fight.round}", f"End of round {fight.round}")
+        draft.set_campaign("fight", fight, "R33")
+        _announce_turn(draft, fight)
+        return draft.outcome()
+    _say(draft, "R33", f"Fin de la manche {fight.round}", f"End of round {fight.round}")
     if ruleset.round_seconds > 0:
-        start, target = tx.now, tx.now + timedelta(seconds=ruleset.round_seconds)
+        start, target = draft.now, draft.now + timedelta(seconds=ruleset.round_seconds)
         start_fr, start_en = moment_text(start, seconds=True)
         target_fr, target_en = moment_text(target, seconds=True)
         _say(
-            tx,
+            draft,
             "R33",
             f"La manche dure {ruleset.round_seconds} s : l’horloge avance du {start_fr} au "
             f"{target_fr}",
             f"The round lasts {ruleset.round_seconds} s: the clock moves from {start_en} to "
             f"{target_en}",
         )
-        tx.defer = frozenset(defer)
-        if not run_clock(tx, target, then=NEW_ROUND):
+        draft.defer = frozenset(defer)
+        if not run_clock(draft, target, then=NEW_ROUND):
             _say(
-                tx,
+                draft,
                 "R34",
                 f"La manche {fight.round + 1} commencera une fois le jet lancé",
                 f"Round {fight.round + 1} begins once the roll is made",
             )
-            return tx.outcome()
-    new_round(tx, NEW_ROUND)
-    return tx.outcome()
+            return draft.outcome()
+    new_round(draft, NEW_ROUND)
+    return draft.outcome()
 
 
 # R34: what the end of a round still does once its seconds have passed (`new_round`).
 NEW_ROUND = {"action": "new_round"}
 
 
-def new_round(tx: Transaction, then: dict) -> None:
+def new_round(draft: Draft, then: dict) -> None:
     """R33: the round after the one that ended: Surpris from the start ends after round 1
     (R25), budgets reset, its first turn. Nothing when the fight ended meanwhile (R34: the
     GM may end it while the clock waits)."""
-    fight = tx.state.fight
+    fight = draft.state.fight
     if fight is None:
         return
     if fight.round == 1:
-        _end_surprise(tx, fight.surprised)
-    fight = _with_budgets(tx, fight, round=fight.round + 1, turn=0, done=())
-    tx.set_campaign("fight", fight, "R33")
-    _announce_round(tx, fight)
-    _announce_turn(tx, fight)
+        _end_surprise(draft, fight.surprised)
+    fight = _with_budgets(draft, fight, round=fight.round + 1, turn=0, done=())
+    draft.set_campaign("fight", fight, "R33")
+    _announce_round(draft, fight)
+    _announce_turn(draft, fight)
 
 
 def spend(
@@ -260,16 +260,16 @@ def spend(
         )
     counts[index] -= 1
     left = counts[index]
-    tx = Transaction(campaign, None, ruleset)
-    tx.set_campaign("fight", replace(fight, **{field: tuple(counts)}), "R33")
+    draft = Draft(campaign, None, ruleset)
+    draft.set_campaign("fight", replace(fight, **{field: tuple(counts)}), "R33")
     _say(
-        tx,
+        draft,
         "R33",
         f"{character.label} dépense {one_fr} ({left} {left_fr}{'s' * (left > 1)})",
         f"{character.label} spends {one_en} ({left} left)",
         key,
     )
-    return tx.outcome()
+    return draft.outcome()
 
 
 def left_this_round(campaign: CampaignState, key: str) -> tuple[int, int]:
@@ -298,24 +298,24 @@ def set_order(
     leaving = [key for key in fight.order if key not in order]
     for key in joining:
         require_alive(campaign.character(key))
-    tx = Transaction(campaign, None, ruleset)
+    draft = Draft(campaign, None, ruleset)
     names = _names(campaign, order)
-    _say(tx, "R33", f"Ordre du combat : {names}", f"Fight order: {names}")
+    _say(draft, "R33", f"Ordre du combat : {names}", f"Fight order: {names}")
     for key in leaving:
-        label = tx.char(key).label
-        _say(tx, "R33", f"{label} quitte le combat", f"{label} leaves the fight", key)
+        label = draft.char(key).label
+        _say(draft, "R33", f"{label} quitte le combat", f"{label} leaves the fight", key)
         if key in fight.surprised:
-            _end_surprise(tx, (key,))
+            _end_surprise(draft, (key,))
     budgets = []
     for key in order:
         if key in fight.order:
             budgets.append(fight.left(key))
         else:
-            budgets.append(_budget(tx.char(key)))
-            label = tx.char(key).label
+            budgets.append(_budget(draft.char(key)))
+            label = draft.char(key).label
             fr, en = _counts(*budgets[-1])
             _say(
-                tx,
+                draft,
                 "R33",
                 f"{label} rejoint le combat ({fr})",
                 f"{label} joins the fight ({en})",
@@ -338,17 +338,17 @@ def set_order(
         reflexes_left=tuple(reflexes for _, reflexes in budgets),
         surprised=tuple(key for key in fight.surprised if key in order),
     )
-    tx.set_campaign("fight", new, "R33")
+    draft.set_campaign("fight", new, "R33")
     if new.current != current:
-        _announce_turn(tx, new)
-    return tx.outcome()
+        _announce_turn(draft, new)
+    return draft.outcome()
 
 
 def end_fight(campaign: CampaignState, *, ruleset: Ruleset = DEFAULT_RULESET) -> Outcome:
     """R33: the fight ends; a Surpris its start gave ends with it (R25, by the setting)."""
     fight = _require_fight(campaign)
-    tx = Transaction(campaign, None, ruleset)
-    _say(tx, "R33", "Fin du combat", "The fight ends")
-    _end_surprise(tx, fight.surprised)
-    tx.set_campaign("fight", None, "R33")
-    return tx.outcome()
+    draft = Draft(campaign, None, ruleset)
+    _say(draft, "R33", "Fin du combat", "The fight ends")
+    _end_surprise(draft, fight.surprised)
+    draft.set_campaign("fight", None, "R33")
+    return draft.outcome()

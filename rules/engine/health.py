@@ -25,7 +25,7 @@ from .errors import (
     NotDue,
     NotEnoughFlux,
 )
-from .outcome import Outcome, Transaction
+from .outcome import Draft, Outcome
 from .results import Modifier
 from .state import (
     CAUSE_DEATHS_DOOR,
@@ -59,53 +59,51 @@ def capped(current: int, gain: int, maximum: int) -> int:
     return max(current, min(maximum, current + gain))
 
 
-def set_vital(
-    tx: Transaction, key: str, vital: Vital, rule_id: str, *, by_gm: bool = False
-) -> None:
-    before = tx.char(key)
-    tx.set(key, "vital", vital, rule_id, by_gm=by_gm)
+def set_vital(draft: Draft, key: str, vital: Vital, rule_id: str, *, by_gm: bool = False) -> None:
+    before = draft.char(key)
+    draft.set(key, "vital", vital, rule_id, by_gm=by_gm)
     fr, en = VITAL_TEXT[vital]
-    tx.say(rule_id, f"désormais {fr}", f"now {en}", key)
-    rebudget(tx, key, before, rule_id)
+    draft.say(rule_id, f"désormais {fr}", f"now {en}", key)
+    rebudget(draft, key, before, rule_id)
 
 
-def clear_timers(tx: Transaction, key: str, rule_id: str, *, by_gm: bool = False) -> None:
+def clear_timers(draft: Draft, key: str, rule_id: str, *, by_gm: bool = False) -> None:
     for name in _TIMERS:
-        tx.set(key, name, None, rule_id, by_gm=by_gm)
+        draft.set(key, name, None, rule_id, by_gm=by_gm)
 
 
-def fall_into_coma(tx: Transaction, key: str, rule_id: str) -> None:
+def fall_into_coma(draft: Draft, key: str, rule_id: str) -> None:
     """R10/R11: the coma starts now; the first hourly loss comes an hour later."""
-    clear_timers(tx, key, rule_id)
-    tx.set(key, "next_coma_hour", tx.now + HOUR, rule_id)
-    drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR, "R26")
-    set_vital(tx, key, Vital.COMA, rule_id)
+    clear_timers(draft, key, rule_id)
+    draft.set(key, "next_coma_hour", draft.now + HOUR, rule_id)
+    drop_conditions(draft, key, ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR, "R26")
+    set_vital(draft, key, Vital.COMA, rule_id)
 
 
-def stabilise(tx: Transaction, key: str, rule_id: str) -> None:
+def stabilise(draft: Draft, key: str, rule_id: str) -> None:
     """R12/R15: no more loss; waking tries (R13) may start at once."""
-    clear_timers(tx, key, rule_id)
-    tx.set(key, "stabilised_at", tx.now, rule_id)
-    set_vital(tx, key, Vital.STABILISED, rule_id)
+    clear_timers(draft, key, rule_id)
+    draft.set(key, "stabilised_at", draft.now, rule_id)
+    set_vital(draft, key, Vital.STABILISED, rule_id)
 
 
-def kill(tx: Transaction, key: str, rule_id: str) -> None:
+def kill(draft: Draft, key: str, rule_id: str) -> None:
     """R16: death is a state; the character stays in the campaign."""
-    clear_timers(tx, key, rule_id)
-    set_vital(tx, key, Vital.DEAD, rule_id)
-    tx.rule("R16")
+    clear_timers(draft, key, rule_id)
+    set_vital(draft, key, Vital.DEAD, rule_id)
+    draft.rule("R16")
 
 
-def _deaths_door(tx: Transaction, key: str) -> None:
+def _deaths_door(draft: Draft, key: str) -> None:
     """R10: PV just reached 0 or less: Survie (VAI) at once (or asked of the player, R34)."""
-    if tx.leave_to_player("deaths_door", "R10", key, "Survie (VAI) à 0 PV", "Survival at 0 PV"):
+    if draft.leave_to_player("deaths_door", "R10", key, "Survie (VAI) à 0 PV", "Survival at 0 PV"):
         return
-    if roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R10").success:
-        tx.set(key, "coma_due", tx.now + tx.ruleset.coma_delay, "R10")
-        put_condition(tx, key, Condition(ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR), "R10")
-        set_vital(tx, key, Vital.BORROWED_TIME, "R10")
+    if roll_check(draft, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R10").success:
+        draft.set(key, "coma_due", draft.now + draft.ruleset.coma_delay, "R10")
+        put_condition(draft, key, Condition(ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR), "R10")
+        set_vital(draft, key, Vital.BORROWED_TIME, "R10")
     else:
-        fall_into_coma(tx, key, "R10")
+        fall_into_coma(draft, key, "R10")
 
 
 def deaths_door_test(
@@ -123,55 +121,55 @@ def deaths_door_test(
             f"{character.label} no longer awaits a Survival test at 0 PV (R10).",
             rule_id="R10",
         )
-    tx = Transaction(campaign, rng, ruleset)
-    _deaths_door(tx, key)
-    return tx.outcome()
+    draft = Draft(campaign, rng, ruleset)
+    _deaths_door(draft, key)
+    return draft.outcome()
 
 
-def set_pv(tx: Transaction, key: str, value: int, rule_id: str) -> None:
+def set_pv(draft: Draft, key: str, value: int, rule_id: str) -> None:
     """Set PV and follow where they cross 0 (R10 both ways, R15), or a stabilised character
     hurt again (R11/R12: back in a coma unless the campaign keeps them stabilised)."""
-    character = tx.char(key)
-    tx.set(key, "pv", value, rule_id)
+    character = draft.char(key)
+    draft.set(key, "pv", value, rule_id)
     if value > 0:
         if character.vital is Vital.BORROWED_TIME:
-            tx.say("R10", "PV au-dessus de 0 : le coma est évité", "PV above 0: no coma", key)
-            clear_timers(tx, key, "R10")
-            drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR, "R26")
-            set_vital(tx, key, Vital.UP, "R10")
+            draft.say("R10", "PV au-dessus de 0 : le coma est évité", "PV above 0: no coma", key)
+            clear_timers(draft, key, "R10")
+            drop_conditions(draft, key, ConditionKind.EXTENUE, CAUSE_DEATHS_DOOR, "R26")
+            set_vital(draft, key, Vital.UP, "R10")
         elif character.vital is Vital.COMA:
-            stabilise(tx, key, "R15")
+            stabilise(draft, key, "R15")
     elif character.vital is Vital.UP and value < character.pv:
-        _deaths_door(tx, key)
+        _deaths_door(draft, key)
     # A wound that leaves PV above 0 (stabilised by healing, R15) is not here on purpose:
     # R15 would count the character stabilised again at once.
     elif (
         character.vital is Vital.STABILISED
         and value < character.pv
-        and tx.ruleset.damage_ends_stabilisation
+        and draft.ruleset.damage_ends_stabilisation
     ):
-        tx.say(
+        draft.say(
             "R12",
             "blessé·e de nouveau : n’est plus stabilisé·e",
             "hurt again: no longer stabilised",
             key,
         )
-        fall_into_coma(tx, key, "R12")
+        fall_into_coma(draft, key, "R12")
 
 
-def set_flux(tx: Transaction, key: str, value: int, rule_id: str) -> None:
+def set_flux(draft: Draft, key: str, value: int, rule_id: str) -> None:
     """Set Flux and keep R26's Exténué (cause flux) in step with it."""
-    tx.set(key, "flux", value, rule_id)
+    draft.set(key, "flux", value, rule_id)
     if value == 0:
-        put_condition(tx, key, Condition(ConditionKind.EXTENUE, CAUSE_FLUX), "R26")
+        put_condition(draft, key, Condition(ConditionKind.EXTENUE, CAUSE_FLUX), "R26")
     else:
-        drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_FLUX, "R26")
+        drop_conditions(draft, key, ConditionKind.EXTENUE, CAUSE_FLUX, "R26")
 
 
 def apply_damage(
-    tx: Transaction, key: str, amount: int, *, ignores_pa: bool, cause: str, rule_id: str
+    draft: Draft, key: str, amount: int, *, ignores_pa: bool, cause: str, rule_id: str
 ) -> None:
-    character = tx.char(key)
+    character = draft.char(key)
     pa = 0 if ignores_pa else effective(character).pa
     taken = max(0, amount - pa)
     after = character.pv - taken
@@ -182,11 +180,11 @@ def apply_damage(
     else:
         fr = f"{damage_fr} − {pa} PA = {taken} ; PV {character.pv} → {after}"
         en = f"{amount} damage − {pa} PA = {taken}; PV {character.pv} → {after}"
-    tx.say(rule_id, fr, en, key)
+    draft.say(rule_id, fr, en, key)
     if taken:
         if cause and after <= 0:
-            tx.set(key, "down_cause", cause, rule_id)
-        set_pv(tx, key, after, rule_id)
+            draft.set(key, "down_cause", cause, rule_id)
+        set_pv(draft, key, after, rule_id)
 
 
 def take_damage(
@@ -207,10 +205,10 @@ def take_damage(
     """
     _require_amount(amount, "Les dégâts", "Damage")
     require_damage(campaign.character(key))
-    tx = Transaction(campaign, rng, ruleset)
-    tx.defer = frozenset(defer)
-    apply_damage(tx, key, amount, ignores_pa=ignores_pa, cause=cause, rule_id="R3")
-    return tx.outcome()
+    draft = Draft(campaign, rng, ruleset)
+    draft.defer = frozenset(defer)
+    apply_damage(draft, key, amount, ignores_pa=ignores_pa, cause=cause, rule_id="R3")
+    return draft.outcome()
 
 
 def heal(
@@ -220,16 +218,16 @@ def heal(
     _require_amount(amount, "Les soins", "Healing")
     character = campaign.character(key)
     require_heal(character)
-    tx = Transaction(campaign, None, ruleset)
+    draft = Draft(campaign, None, ruleset)
     after = capped(character.pv, amount, character.pv_max)
-    tx.say(
+    draft.say(
         "R1",
         f"soins {amount} ; PV {character.pv} → {after} (max {character.pv_max})",
         f"healing {amount}; PV {character.pv} → {after} (max {character.pv_max})",
         key,
     )
-    set_pv(tx, key, after, "R1")
-    return tx.outcome()
+    set_pv(draft, key, after, "R1")
+    return draft.outcome()
 
 
 def spend_flux(
@@ -244,16 +242,16 @@ def spend_flux(
             f"{character.label} n’a que {character.flux} Flux (il en faut {amount}).",
             f"{character.label} has only {character.flux} Flux ({amount} needed).",
         )
-    tx = Transaction(campaign, None, ruleset)
+    draft = Draft(campaign, None, ruleset)
     after = character.flux - amount
-    tx.say(
+    draft.say(
         "R1",
         f"dépense {amount} Flux ; Flux {character.flux} → {after}",
         f"spends {amount} Flux; Flux {character.flux} → {after}",
         key,
     )
-    set_flux(tx, key, after, "R1")
-    return tx.outcome()
+    set_flux(draft, key, after, "R1")
+    return draft.outcome()
 
 
 def restore_flux(
@@ -263,42 +261,42 @@ def restore_flux(
     _require_amount(amount, "Le Flux rendu", "Flux restored")
     character = campaign.character(key)
     require_restore_flux(character)
-    tx = Transaction(campaign, None, ruleset)
+    draft = Draft(campaign, None, ruleset)
     after = capped(character.flux, amount, character.flux_max)
-    tx.say(
+    draft.say(
         "R1",
         f"récupère {amount} Flux ; Flux {character.flux} → {after} (max {character.flux_max})",
         f"regains {amount} Flux; Flux {character.flux} → {after} (max {character.flux_max})",
         key,
     )
-    set_flux(tx, key, after, "R1")
-    return tx.outcome()
+    set_flux(draft, key, after, "R1")
+    return draft.outcome()
 
 
 def end_scene(campaign: CampaignState, *, ruleset: Ruleset = DEFAULT_RULESET) -> Outcome:
     """R32 next scene; R10: whoever is still on borrowed time falls into a coma."""
-    tx = Transaction(campaign, None, ruleset)
-    tx.say("R32", f"fin de la scène {campaign.scene}", f"end of scene {campaign.scene}")
-    tx.set_campaign("scene", campaign.scene + 1, "R32")
+    draft = Draft(campaign, None, ruleset)
+    draft.say("R32", f"fin de la scène {campaign.scene}", f"end of scene {campaign.scene}")
+    draft.set_campaign("scene", campaign.scene + 1, "R32")
     for character in campaign.characters:
         if character.vital is Vital.BORROWED_TIME:
-            fall_into_coma(tx, character.key, "R10")
-    return tx.outcome()
+            fall_into_coma(draft, character.key, "R10")
+    return draft.outcome()
 
 
-def coma_hour(tx: Transaction, key: str) -> None:
+def coma_hour(draft: Draft, key: str) -> None:
     """R11: one hour in a coma: −1 PV, then past −PV > VAI a Survie test; failure is death."""
-    coma_hour_loss(tx, key)
-    coma_hour_test(tx, key)
+    coma_hour_loss(draft, key)
+    coma_hour_test(draft, key)
 
 
-def coma_hour_loss(tx: Transaction, key: str) -> None:
+def coma_hour_loss(draft: Draft, key: str) -> None:
     """R11's hour without its test: the next hour set, −1 PV. The clock applies it before it
     stops for a player's Survie, so the card shows the PV the test is asked at."""
-    character = tx.char(key)
-    tx.set(key, "next_coma_hour", tx.now + HOUR, "R11")
-    tx.say("R11", "une heure de coma : −1 PV", "an hour in a coma: −1 PV", key)
-    set_pv(tx, key, character.pv - 1, "R11")
+    character = draft.char(key)
+    draft.set(key, "next_coma_hour", draft.now + HOUR, "R11")
+    draft.say("R11", "une heure de coma : −1 PV", "an hour in a coma: −1 PV", key)
+    set_pv(draft, key, character.pv - 1, "R11")
 
 
 def beyond_threshold(character: CharacterState, ruleset: Ruleset) -> bool:
@@ -306,12 +304,12 @@ def beyond_threshold(character: CharacterState, ruleset: Ruleset) -> bool:
     return character.vital is Vital.COMA and -character.pv > character.stat("VAI", ruleset)
 
 
-def coma_hour_test(tx: Transaction, key: str) -> None:
+def coma_hour_test(draft: Draft, key: str) -> None:
     """R11's Survie for the hour just lost, when past the threshold; failure is death."""
-    if beyond_threshold(tx.char(key), tx.ruleset):
-        survie = roll_check(tx, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R11")
+    if beyond_threshold(draft.char(key), draft.ruleset):
+        survie = roll_check(draft, key, "VAI", skill=SURVIE, difficulty=None, rule_id="R11")
         if not survie.success:
-            kill(tx, key, "R11")
+            kill(draft, key, "R11")
 
 
 def wake_anchor(character: CharacterState) -> datetime | None:
@@ -326,7 +324,7 @@ def wake_anchor(character: CharacterState) -> datetime | None:
 
 
 def wake_try(
-    tx: Transaction,
+    draft: Draft,
     key: str,
     *,
     cause: str,
@@ -334,29 +332,29 @@ def wake_try(
     modifiers: tuple[Modifier, ...],
 ) -> None:
     """R13: Survie (VAI) to wake; success: PV at least 1 and a sequel (R14)."""
-    tx.set(key, "last_wake_try", tx.now, "R13")
+    draft.set(key, "last_wake_try", draft.now, "R13")
     if roll_check(
-        tx, key, "VAI", skill=SURVIE, difficulty=difficulty, modifiers=modifiers, rule_id="R13"
+        draft, key, "VAI", skill=SURVIE, difficulty=difficulty, modifiers=modifiers, rule_id="R13"
     ).success:
-        character = tx.char(key)
-        d6 = tx.roll(D6, key=key, rule_id="R14", purpose="sequel")
-        tx.roll_line(d6, "Séquelle (D6)", "Sequel (D6)")
+        character = draft.char(key)
+        d6 = draft.roll(D6, key=key, rule_id="R14", purpose="sequel")
+        draft.roll_line(d6, "Séquelle (D6)", "Sequel (D6)")
         stat = SEQUEL_TABLE[d6.total]
-        sequel = Sequel(stat, cause or character.down_cause, d6.total, tx.now)
-        tx.set(key, "sequels", (*character.sequels, sequel), "R14")
+        sequel = Sequel(stat, cause or character.down_cause, d6.total, draft.now)
+        draft.set(key, "sequels", (*character.sequels, sequel), "R14")
         # The clock's own tries (R13 each hour) know no more than the damage's cause.
         named_fr = f" « {sequel.cause} »" if sequel.cause else ""
         named_en = f" '{sequel.cause}'" if sequel.cause else ""
-        tx.say(
+        draft.say(
             "R14",
             f"séquelle{named_fr} : {stat} −1, Survie −1 (R7)",
             f"sequel{named_en}: {stat} −1, Survival −1 (R7)",
             key,
         )
-        tx.set(key, "pv", max(character.pv, 1), "R13")
-        tx.set(key, "down_cause", "", "R13")
-        clear_timers(tx, key, "R13")
-        set_vital(tx, key, Vital.UP, "R13")
+        draft.set(key, "pv", max(character.pv, 1), "R13")
+        draft.set(key, "down_cause", "", "R13")
+        clear_timers(draft, key, "R13")
+        set_vital(draft, key, Vital.UP, "R13")
 
 
 def attempt_stabilise(
@@ -383,11 +381,11 @@ def attempt_stabilise(
             "Stabiliser demande quelqu’un d’autre : un personnage soignant ou sa valeur d’ESP.",
             "Stabilising needs someone else: a healer character or their ESP value.",
         )
-    tx = Transaction(campaign, rng, ruleset)
+    draft = Draft(campaign, rng, ruleset)
     if healer_key is not None:
         require_conscious(campaign.character(healer_key))
         result = roll_check(
-            tx,
+            draft,
             healer_key,
             "ESP",
             skill=MEDECINE,
@@ -405,15 +403,15 @@ def attempt_stabilise(
             odd_zero=False,
             difficulty=difficulty,
             rule_id="R12",
-            ruleset=tx.ruleset,
+            ruleset=draft.ruleset,
         )
-        result = roll_planned(tx, plan)
+        result = roll_planned(draft, plan)
     if result.success:
-        stabilise(tx, key, "R12")
+        stabilise(draft, key, "R12")
     else:
-        tx.say("R12", "échec des soins : −1 PV", "treatment failed: −1 PV", key)
-        set_pv(tx, key, patient.pv - 1, "R12")
-    return tx.outcome()
+        draft.say("R12", "échec des soins : −1 PV", "treatment failed: −1 PV", key)
+        set_pv(draft, key, patient.pv - 1, "R12")
+    return draft.outcome()
 
 
 def attempt_wake(
@@ -432,9 +430,9 @@ def attempt_wake(
     action's form asks for one when that is unknown: play/actions.py WakeForm).
     """
     require_wake(campaign.character(key), campaign.clock)
-    tx = Transaction(campaign, rng, ruleset)
-    wake_try(tx, key, cause=sequel_cause, difficulty=difficulty, modifiers=tuple(modifiers))
-    return tx.outcome()
+    draft = Draft(campaign, rng, ruleset)
+    wake_try(draft, key, cause=sequel_cause, difficulty=difficulty, modifiers=tuple(modifiers))
+    return draft.outcome()
 
 
 def gm_end_coma(
@@ -451,12 +449,12 @@ def gm_end_coma(
         raise InvalidAmount(
             "Pour sortir du coma, il faut au moins 1 PV.", "Leaving a coma needs at least 1 PV."
         )
-    tx = Transaction(campaign, None, ruleset)
-    tx.say("R15", "le MJ met fin au coma", "the GM ends the coma", key)
-    tx.set(key, "pv", max(character.pv, 1) if pv is None else pv, "R15", by_gm=True)
-    clear_timers(tx, key, "R15", by_gm=True)
-    set_vital(tx, key, Vital.UP, "R15", by_gm=True)
-    return tx.outcome()
+    draft = Draft(campaign, None, ruleset)
+    draft.say("R15", "le MJ met fin au coma", "the GM ends the coma", key)
+    draft.set(key, "pv", max(character.pv, 1) if pv is None else pv, "R15", by_gm=True)
+    clear_timers(draft, key, "R15", by_gm=True)
+    set_vital(draft, key, Vital.UP, "R15", by_gm=True)
+    return draft.outcome()
 
 
 def gm_revive(
@@ -470,8 +468,8 @@ def gm_revive(
             "Un personnage ramené à la vie a au moins 1 PV.",
             "A revived character has at least 1 PV.",
         )
-    tx = Transaction(campaign, None, ruleset)
-    tx.say("R16", "le MJ ramène le personnage à la vie", "the GM brings the character back", key)
-    tx.set(key, "pv", pv, "R16", by_gm=True)
-    set_vital(tx, key, Vital.UP, "R16", by_gm=True)
-    return tx.outcome()
+    draft = Draft(campaign, None, ruleset)
+    draft.say("R16", "le MJ ramène le personnage à la vie", "the GM brings the character back", key)
+    draft.set(key, "pv", pv, "R16", by_gm=True)
+    set_vital(draft, key, Vital.UP, "R16", by_gm=True)
+    return draft.outcome()

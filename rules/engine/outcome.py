@@ -1,6 +1,6 @@
 """What every operation returns (`Outcome`), the changes it is made of, and `replay`.
 
-Operations build their result through `Transaction`, which records a `Change` for every field
+Operations build their result through `Draft`, which records a `Change` for every field
 it sets, so an Outcome's changes always replay to its new state (tested as a property).
 """
 
@@ -54,7 +54,7 @@ class Outcome:
     rules: tuple[str, ...] = ()
     lines: tuple[Line, ...] = ()
     events: tuple[Roll | CheckResult | Change, ...] = ()
-    # R34: the rules rolls left to their players instead of being rolled (`Transaction.defer`).
+    # R34: the rules rolls left to their players instead of being rolled (`Draft.defer`).
     due: tuple[DueRoll, ...] = ()
 
     def character(self, key: str) -> CharacterState:
@@ -92,8 +92,9 @@ def replay(state: CampaignState, changes: tuple[Change, ...] | list[Change]) -> 
     return state
 
 
-class Transaction:
-    """Mutable builder of one Outcome; `now` is the game time of what is being recorded."""
+class Draft:
+    """One Outcome being written, step by step, as the operation computes it (nothing to do
+    with a database transaction); `now` is the game time of what is being recorded."""
 
     def __init__(
         self, state: CampaignState, rng: random.Random | DiceSource | None, ruleset: Ruleset

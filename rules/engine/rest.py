@@ -20,7 +20,7 @@ from .errors import (
     NotDue,
 )
 from .health import HOUR, capped, set_flux, set_pv
-from .outcome import Outcome, Transaction
+from .outcome import Draft, Outcome
 from .state import (
     CAUSE_SLEEP,
     DEFAULT_RULESET,
@@ -83,11 +83,11 @@ def night_rest(
                 f"{character.label} ne peut pas se reposer : il faut être éveillé·e (PV > 0).",
                 f"{character.label} cannot rest: they must be awake (PV > 0).",
             )
-    tx = Transaction(campaign, rng, ruleset)
-    tx.defer = frozenset(defer)
+    draft = Draft(campaign, rng, ruleset)
+    draft.defer = frozenset(defer)
     quality_fr, quality_en = (" (sommeil médiocre)", " (poor sleep)") if poor_quality else ("", "")
     length_fr, length_en = hours_text(hours)
-    tx.say("R17", f"nuit de {length_fr}{quality_fr}", f"{length_en} night{quality_en}")
+    draft.say("R17", f"nuit de {length_fr}{quality_fr}", f"{length_en} night{quality_en}")
     # What the night does once its hours have passed; kept as data, for R34: a player's roll
     # due in the night stops the clock there, and the night ends once it is answered.
     night = {
@@ -103,33 +103,33 @@ def night_rest(
             for key in sleepers
         },
     }
-    if run_clock(tx, campaign.clock + timedelta(hours=hours), then=night):
-        end_night(tx, night)
+    if run_clock(draft, campaign.clock + timedelta(hours=hours), then=night):
+        end_night(draft, night)
     else:
-        tx.say(
+        draft.say(
             "R34",
             "nuit suspendue : elle reprendra une fois le jet lancé, et rendra PV et Flux à son "
             "terme",
             "night paused: it goes on once the roll is made, and gives PV and Flux at its end",
         )
-    return tx.outcome()
+    return draft.outcome()
 
 
-def end_night(tx: Transaction, night: dict) -> None:
+def end_night(draft: Draft, night: dict) -> None:
     """The end of a night `night_rest` described: each sleeper's recovery (R17), capped by the
     illness they went to bed with (R28), the clinic's 1D4 (R19), then the Volonté test of a
-    short night (R31, left to the player for `tx.defer`) or the end of sleep deprivation.
+    short night (R31, left to the player for `draft.defer`) or the end of sleep deprivation.
     A sleeper who no longer rests (the GM brought them down while the clock waited, R34)
     gets nothing from it."""
-    ruleset = tx.ruleset
+    ruleset = draft.ruleset
     hours, poor_quality = night["hours"], night["poor_quality"]
     clinic = night["clinic"]
     full = hours >= ruleset.proper_night_hours
     proper = full and (not poor_quality or ruleset.poor_night_is_proper)
     gain = FULL_NIGHT_GAIN if full and not poor_quality else SHORT_NIGHT_GAIN
     for key in night["sleepers"]:
-        if tx.char(key).vital is not Vital.UP:
-            tx.say(
+        if draft.char(key).vital is not Vital.UP:
+            draft.say(
                 "R17",
                 "n’est plus en état de se reposer : la nuit ne lui rend rien",
                 "can no longer rest: the night gives them nothing",
@@ -141,14 +141,14 @@ def end_night(tx: Transaction, night: dict) -> None:
         rule = "R17" if severity is None else "R28"
         extra = 0
         if key in clinic:
-            clinic_roll = tx.roll(D4, key=key, rule_id="R19", purpose="clinic")
-            tx.roll_line(clinic_roll, "Clinique : PV en plus", "Clinic: extra PV")
+            clinic_roll = draft.roll(D4, key=key, rule_id="R19", purpose="clinic")
+            draft.roll_line(clinic_roll, "Clinique : PV en plus", "Clinic: extra PV")
             extra = clinic_roll.total
-        character = tx.char(key)
+        character = draft.char(key)
         pv = capped(character.pv, night_gain + extra, character.pv_max)
         flux = capped(character.flux, night_gain, character.flux_max)
         plus = f" + {extra}" if extra else ""
-        tx.say(
+        draft.say(
             rule,
             f"la nuit rend {night_gain} PV{plus} et {night_gain} Flux : "
             f"PV {character.pv} → {pv}, Flux {character.flux} → {flux}",
@@ -156,30 +156,30 @@ def end_night(tx: Transaction, night: dict) -> None:
             f"PV {character.pv} → {pv}, Flux {character.flux} → {flux}",
             key,
         )
-        set_pv(tx, key, pv, rule)
-        set_flux(tx, key, flux, rule)
+        set_pv(draft, key, pv, rule)
+        set_flux(draft, key, flux, rule)
         if not full:
-            if not tx.leave_to_player(
+            if not draft.leave_to_player(
                 "sleep", "R31", key, "Volonté (VAI) après une nuit écourtée", "Willpower (VAI)"
             ):
-                _sleep_test(tx, key)
+                _sleep_test(draft, key)
         elif proper:
-            tx.set(key, "sleep_deprived", False, "R31")
-            drop_conditions(tx, key, ConditionKind.EXTENUE, CAUSE_SLEEP, "R31")
+            draft.set(key, "sleep_deprived", False, "R31")
+            drop_conditions(draft, key, ConditionKind.EXTENUE, CAUSE_SLEEP, "R31")
 
 
-def _sleep_test(tx: Transaction, key: str) -> None:
+def _sleep_test(draft: Draft, key: str) -> None:
     """R31: after a partial night, Volonté (VAI): success −2 to all tests, failure Exténué."""
-    if roll_check(tx, key, "VAI", skill=VOLONTE, difficulty=None, rule_id="R31").success:
-        tx.set(key, "sleep_deprived", True, "R31")
-        tx.say(
+    if roll_check(draft, key, "VAI", skill=VOLONTE, difficulty=None, rule_id="R31").success:
+        draft.set(key, "sleep_deprived", True, "R31")
+        draft.say(
             "R31",
             "privé·e de sommeil : −2 à tous les tests jusqu’à une vraie nuit",
             "sleep-deprived: −2 to all tests until a proper night",
             key,
         )
     else:
-        put_condition(tx, key, Condition(ConditionKind.EXTENUE, CAUSE_SLEEP), "R31")
+        put_condition(draft, key, Condition(ConditionKind.EXTENUE, CAUSE_SLEEP), "R31")
 
 
 def sleep_test(
@@ -197,9 +197,9 @@ def sleep_test(
             f"{character.label} can no longer make the Willpower test (R31).",
             rule_id="R31",
         )
-    tx = Transaction(campaign, rng, ruleset)
-    _sleep_test(tx, key)
-    return tx.outcome()
+    draft = Draft(campaign, rng, ruleset)
+    _sleep_test(draft, key)
+    return draft.outcome()
 
 
 def partial_night(
@@ -275,42 +275,44 @@ def hour_rest(
             "this half-day "
             f"(limit {ruleset.hour_rests_per_half_day}); the GM may override.",
         )
-    tx = Transaction(campaign, rng, ruleset)
+    draft = Draft(campaign, rng, ruleset)
     if over:
-        tx.say("R18", "le MJ accorde un repos au-delà de la limite", "the GM allows an extra rest")
+        draft.say(
+            "R18", "le MJ accorde un repos au-delà de la limite", "the GM allows an extra rest"
+        )
     # Counted before the hour passes: a rest begun at 17:30 is the afternoon's one, and the
     # 18:00 reset on the way leaves the evening's count at 0.
-    tx.set_campaign("hour_rests_used", campaign.hour_rests_used + 1, "R18", by_gm=over)
+    draft.set_campaign("hour_rests_used", campaign.hour_rests_used + 1, "R18", by_gm=over)
     # The clock moves here, at the roll, not at the share: the roll is when the group rests,
     # and the share is only how each spends the points, whenever the players settle it.
     end = campaign.clock + HOUR
     end_fr, end_en = moment_text(end)
-    tx.say(
+    draft.say(
         "R18",
         f"le groupe se repose une heure, jusqu’au {end_fr}",
         f"the group rests for an hour, until {end_en}",
     )
-    tx.defer = frozenset(defer)
-    if run_clock(tx, end, then=HOUR_REST_END):
-        end_hour_rest(tx, HOUR_REST_END)
+    draft.defer = frozenset(defer)
+    if run_clock(draft, end, then=HOUR_REST_END):
+        end_hour_rest(draft, HOUR_REST_END)
     else:
-        tx.say(
+        draft.say(
             "R34",
             "repos suspendu : le 1D4 du groupe viendra une fois le jet lancé",
             "the rest pauses: the group's 1D4 comes once the roll is made",
         )
-    return tx.outcome()
+    return draft.outcome()
 
 
 # R34: what an hour rest still does once its hour has passed (`end_hour_rest`).
 HOUR_REST_END = {"action": "hour_rest"}
 
 
-def end_hour_rest(tx: Transaction, then: dict) -> None:
+def end_hour_rest(draft: Draft, then: dict) -> None:
     """R18: the group's 1D4 at the end of its hour, after what fell due in it."""
-    result = tx.roll(D4, key=None, rule_id="R18", purpose="hour_rest")
-    tx.roll_line(result, "Repos d’une heure (groupe)", "Hour rest (group)")
-    tx.set_campaign("pending_hour_rest", result.total, "R18")
+    result = draft.roll(D4, key=None, rule_id="R18", purpose="hour_rest")
+    draft.roll_line(result, "Repos d’une heure (groupe)", "Hour rest (group)")
+    draft.set_campaign("pending_hour_rest", result.total, "R18")
 
 
 def share_hour_rest(
@@ -333,13 +335,13 @@ def share_hour_rest(
                 f"{character.label} : {pv} PV + {flux} Flux ≠ {points} (le jet du groupe).",
                 f"{character.label}: {pv} PV + {flux} Flux ≠ {points} (the group's roll).",
             )
-    tx = Transaction(campaign, None, ruleset)
+    draft = Draft(campaign, None, ruleset)
     for key, (pv, flux) in splits.items():
-        character = tx.char(key)
+        character = draft.char(key)
         new_pv = capped(character.pv, pv, character.pv_max)
         new_flux = capped(character.flux, flux, character.flux_max)
         lost = pv + flux - (new_pv - character.pv) - (new_flux - character.flux)
-        tx.say(
+        draft.say(
             "R18",
             f"{pv} PV + {flux} Flux : PV {character.pv} → {new_pv}, "
             f"Flux {character.flux} → {new_flux} "
@@ -348,7 +350,7 @@ def share_hour_rest(
             f"Flux {character.flux} → {new_flux} ({lost} lost beyond the max)",
             key,
         )
-        set_pv(tx, key, new_pv, "R18")
-        set_flux(tx, key, new_flux, "R18")
-    tx.set_campaign("pending_hour_rest", None, "R18")
-    return tx.outcome()
+        set_pv(draft, key, new_pv, "R18")
+        set_flux(draft, key, new_flux, "R18")
+    draft.set_campaign("pending_hour_rest", None, "R18")
+    return draft.outcome()

@@ -16,13 +16,13 @@ from .clock import ASKED_ROLLS, asked_roll_due, run_clock
 from .dice import DiceSource
 from .errors import NotDue, StillDue
 from .fight import new_round
-from .outcome import Outcome, Transaction
+from .outcome import Draft, Outcome
 from .rest import end_hour_rest, end_night
 from .state import DEFAULT_RULESET, CampaignState, Ruleset, Vital
 from .text import moment_text
 
 # What an action that moved the clock does at its end, by `then["action"]`.
-ENDINGS: dict[str, Callable[[Transaction, dict], None]] = {
+ENDINGS: dict[str, Callable[[Draft, dict], None]] = {
     "night": end_night,
     "hour_rest": end_hour_rest,
     "new_round": new_round,
@@ -51,24 +51,24 @@ def resume_clock(
             f"{character.label} has no roll due at {now_en} any more (R34).",
             rule_id="R34",
         )
-    tx = Transaction(campaign, rng, ruleset)
-    ASKED_ROLLS[kind](tx, key)  # while due, each of them rolls its test (R11, R13)
-    _go_on(tx, to, then, defer)
-    return tx.outcome()
+    draft = Draft(campaign, rng, ruleset)
+    ASKED_ROLLS[kind](draft, key)  # while due, each of them rolls its test (R11, R13)
+    _go_on(draft, to, then, defer)
+    return draft.outcome()
 
 
-def _go_on(tx: Transaction, to: datetime, then: dict | None, defer: Iterable[str]) -> None:
+def _go_on(draft: Draft, to: datetime, then: dict | None, defer: Iterable[str]) -> None:
     """The clock goes on from where it stopped to `to` (it may stop again), then `then`."""
-    tx.defer = frozenset(defer)
-    target = max(to, tx.state.clock)
+    draft.defer = frozenset(defer)
+    target = max(to, draft.state.clock)
     target_fr, target_en = moment_text(target)
-    tx.say(
+    draft.say(
         "R34",
         f"l’horloge reprend jusqu’au {target_fr}",
         f"the clock goes on to {target_en}",
     )
-    if run_clock(tx, target, then) and then:
-        ENDINGS[then["action"]](tx, then)
+    if run_clock(draft, target, then) and then:
+        ENDINGS[then["action"]](draft, then)
 
 
 def rules_roll_due(
@@ -105,14 +105,14 @@ def lapse_roll(
             f"{character.label} must still roll this: it does not lapse (R34).",
             rule_id="R34",
         )
-    tx = Transaction(campaign, rng, ruleset)
-    tx.say(
+    draft = Draft(campaign, rng, ruleset)
+    draft.say(
         "R34",
         "le jet demandé n’est plus dû : la demande devient caduque",
         "the roll asked for is no longer due: the request lapses",
         key,
     )
-    tx.rule("R34")
+    draft.rule("R34")
     if to is not None:
-        _go_on(tx, to, then, defer)
-    return tx.outcome()
+        _go_on(draft, to, then, defer)
+    return draft.outcome()

@@ -11,12 +11,12 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from tests.e2e.pages import log_in
-from tests.play.play import run
+from tests.e2e.pages import GM_VIEWPORT, PHONE, log_in
+from tests.play.steps import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-VIEWPORTS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
+VIEWPORTS = {"1440": GM_VIEWPORT, "390": PHONE}
 
 
 @pytest.fixture(params=[True, False], ids=["debug-on", "debug-off"])

@@ -8,13 +8,11 @@ from playwright.sync_api import expect
 
 from characters.models import Character, Kind
 from journal.models import AuditEntry
-from tests.e2e.pages import log_in
-from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
-from tests.e2e.test_gm_session import debug as debug  # the DEBUG on/off fixture
+from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-VIEWPORT = {"width": 1440, "height": 900}
+VIEWPORT = GM_VIEWPORT
 NPC_NAMES = [
     "Brume",
     "Corentin",

@@ -3,13 +3,11 @@
 import pytest
 from playwright.sync_api import expect
 
-from play import services
+from play.services import runner
 from rules import engine
-from tests.e2e.pages import log_in
+from tests.e2e.pages import HTMX_ERRORS, LAPTOP, NO_RELOAD, log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-NO_RELOAD = "window.__chroniqueur_no_reload"
 
 
 @pytest.fixture
@@ -18,7 +16,7 @@ def server_dice(monkeypatch):
 
     def script(*values):
         monkeypatch.setattr(
-            services, "dice_source", lambda typed: engine.ScriptedDice(values, typed_in=False)
+            runner, "dice_source", lambda typed: engine.ScriptedDice(values, typed_in=False)
         )
 
     return script
@@ -26,7 +24,7 @@ def server_dice(monkeypatch):
 
 @pytest.fixture
 def gm_page(browser, live_server, console_errors, campaign, pc, other_pc):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="fr-FR")
+    context = browser.new_context(viewport=LAPTOP, locale="fr-FR")
     page = console_errors(context.new_page())
     log_in(page, live_server.url, "gaelle_mj")
     page.goto(f"{live_server.url}/c/{campaign.pk}/")
@@ -81,14 +79,6 @@ def test_a_refused_action_shows_its_message_in_the_cards_panel_without_reload(
     page.screenshot(path=artifacts / "dashboard-refused-action.png", full_page=True)
     # The 400 is the answer the browser shows; nothing else may fail.
     assert [e for e in console_errors.errors if "400" not in e] == []
-
-
-HTMX_ERRORS = """
-window.__htmx_errors = [];
-["htmx:error", "htmx:targetError", "htmx:oobErrorNoTarget", "htmx:swapError"].forEach(function (n) {
-  window.addEventListener(n, function () { window.__htmx_errors.push(n); }, true);
-});
-"""
 
 
 def test_an_action_panel_works_again_and_again_and_closes_after_success(

@@ -9,17 +9,15 @@ import pytest
 from playwright.sync_api import expect
 
 from campaign.models import Campaign
-from tests.e2e.pages import log_in
-from tests.e2e.test_live import two_processes  # noqa: F401  (a fixture)
+from tests.e2e.pages import GM_VIEWPORT, NO_RELOAD, log_in
 
 pytestmark = [pytest.mark.e2e]
 
-NO_RELOAD = "window.__chroniqueur_no_reload"
 LIVE_WAIT = 15_000  # ms: the polling fallback looks every 4 s
 
 
 def _dashboard(browser, base_url: str, campaign_id: int, username, password, console_errors):
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="fr-FR")
+    context = browser.new_context(viewport=GM_VIEWPORT, locale="fr-FR")
     page = console_errors(context.new_page())
     log_in(page, base_url, username, password)
     page.goto(f"{base_url}/c/{campaign_id}/")
@@ -111,7 +109,7 @@ def test_a_late_refetch_of_the_clock_bar_does_not_put_an_older_time_back(
 
 def test_the_new_scene_reaches_a_dashboard_on_another_process_through_the_stream(
     browser,
-    two_processes,  # noqa: F811
+    two_processes,
     console_errors,
 ):
     world = two_processes

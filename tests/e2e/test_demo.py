@@ -5,7 +5,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from tests.e2e.pages import log_in
+from tests.e2e.pages import LAPTOP, PHONE, log_in
 
 pytestmark = pytest.mark.e2e
 
@@ -22,7 +22,7 @@ def _log_in(page, base_url, username):
 
 
 def test_the_demo_gm_sees_four_cards(browser, demo, artifacts, console_errors):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport=LAPTOP)
     page = console_errors(context.new_page())
     _log_in(page, demo, "mj")
     page.click("main a[href^='/c/']")
@@ -37,9 +37,7 @@ def test_the_demo_gm_sees_four_cards(browser, demo, artifacts, console_errors):
 
 
 def test_a_demo_player_reads_their_sheet_on_a_phone(browser, demo, artifacts, console_errors):
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True
-    )
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
     page = console_errors(context.new_page())
     _log_in(page, demo, "alice")
     page.click("main a[href^='/c/']")

@@ -15,147 +15,23 @@ then does with the changes is static/live.js's own code.
 """
 
 import re
-import threading
 
 import pytest
-from django.urls import reverse
 from playwright.sync_api import expect
 
 from campaign.models import Campaign
-from tests.e2e import test_gm_session as session
-from tests.e2e import test_live as live_e2e
-from tests.e2e.pages import log_in
-from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
+from tests.e2e.pages import (
+    GM_VIEWPORT,
+    HTMX_ERRORS,
+    NO_RELOAD,
+    PHONE,
+    Fight,
+    log_in,
+    open_gated_sheet,
+    open_quiet_dashboard,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-debug = session.debug  # the same fixture: DEBUG on (as `make run`) and off (production)
-two_processes = live_e2e.two_processes  # two uvicorn processes on one PostgreSQL, the demo
-
-GM_VIEWPORT = {"width": 1440, "height": 900}
-PHONE = {"width": 390, "height": 844}
-EMPTY_POLL = {"changes": [], "last_id": None}
-
-
-class Gate:
-    """Lets a page's polls through to the server only when the test opens it."""
-
-    def __init__(self):
-        self.open = threading.Event()
-
-    def route(self, route):
-        if self.open.is_set():
-            route.continue_()
-        else:
-            route.fulfill(json=EMPTY_POLL)
-
-
-def _context(browser, live_server, console_errors, viewport, username, **options):
-    context = browser.new_context(viewport=viewport, locale="fr-FR", **options)
-    context.add_init_script(HTMX_ERRORS)
-    # The log's seal, which live.js checks after each change, is tests/e2e/test_seals.py's:
-    # here its read could cross an action's write on the test server's one SQLite connection
-    # ("database table is locked"), as the polls could.
-    context.route(
-        f"{live_server.url}/c/*/history/seal.json**", lambda route: route.fulfill(json={})
-    )
-    page = console_errors(context.new_page())
-    log_in(page, live_server.url, username)
-    return context, page
-
-
-class Fight:
-    """The GM's dashboard, the player's sheet, and what each step must leave true."""
-
-    def __init__(self, gm_page, phone, console_errors, campaign, characters, live_server, gate):
-        self.page, self.phone, self.console = gm_page, phone, console_errors
-        self.campaign, self.characters = campaign, characters
-        self.base, self.gate = live_server.url, gate
-        self.allowed: list[str] = []
-        self.step = 0
-
-    @property
-    def section(self):
-        return self.page.locator("#fight")
-
-    @property
-    def result(self):
-        return self.page.locator("#result-fight")
-
-    def row(self, character):
-        return self.page.locator(f"#fighter-{character.pk}")
-
-    def click(self, label: str):
-        self.section.get_by_role("button", name=label, exact=True).click()
-
-    def in_view(self, locator, where):
-        box = locator.bounding_box()
-        assert box is not None, where
-        assert box["y"] >= 0 and box["y"] + box["height"] <= GM_VIEWPORT["height"] + 1, (
-            where,
-            box,
-        )
-
-    def check(self, name: str):
-        self.step += 1
-        page, where = self.page, f"step {self.step} ({name})"
-        assert page.evaluate(NO_RELOAD) == "still here", where
-        expect(page.locator("header.topbar")).to_be_visible()
-        expect(page.locator("#party-bar")).to_be_visible()
-        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == (
-            "rgb(247, 245, 240)"
-        ), where
-        assert page.evaluate("window.__htmx_errors") == [], where
-        unexpected = [
-            line
-            for line in self.console.errors
-            if not any(
-                url in line and ("status of 4" in line or line[:1] == "4") for url in self.allowed
-            )
-        ]
-        assert unexpected == [], where
-        # The section on screen, with the server's numbers.
-        self.in_view(self.section, where)
-        if self.result.inner_text().strip():
-            self.in_view(self.result, where)
-        fight = Campaign.objects.get(pk=self.campaign.pk).fight
-        if fight is None:
-            expect(self.section.locator("[data-testid=fighter]")).to_have_count(0)
-            for character in self.characters:
-                expect(page.locator(f"#character-{character.pk}")).not_to_have_class(
-                    re.compile("its-turn")
-                )
-            return
-        expect(self.section.get_by_test_id("fight-round")).to_have_text(f"Manche {fight['round']}")
-        rows = self.section.locator("[data-testid=fighter]")
-        expect(rows).to_have_count(len(fight["order"]))
-        for place, key in enumerate(fight["order"]):
-            row = rows.nth(place)
-            expect(row).to_have_attribute("data-character", key)
-            expect(row.get_by_test_id("actions-left")).to_have_text(
-                str(fight["actions_left"][place])
-            )
-            expect(row.get_by_test_id("reflexes-left")).to_have_text(
-                str(fight["reflexes_left"][place])
-            )
-            current = place == fight["turn"]
-            card = page.locator(f"#character-{key}")
-            if current:
-                expect(row).to_have_class(re.compile(r"\bits-turn\b"))
-                expect(card).to_have_class(re.compile(r"\bits-turn\b"))
-            else:
-                expect(row).not_to_have_class(re.compile(r"\bits-turn\b"))
-                expect(card).not_to_have_class(re.compile(r"\bits-turn\b"))
-
-    def phone_follows(self):
-        """Let the player's page poll until it has caught up, then close the gate again once
-        nothing of its own is in flight."""
-        self.gate.open.set()
-
-    def phone_settled(self):
-        self.phone.wait_for_function("() => !document.querySelector('.htmx-request')")
-        self.gate.open.clear()
-        assert self.phone.evaluate("window.__htmx_errors") == []
 
 
 @pytest.fixture
@@ -164,35 +40,6 @@ def gm_page(browser, live_server, console_errors, campaign, pc, other_pc, npc, d
     page.evaluate(f"{NO_RELOAD} = 'still here'")
     yield page
     context.close()
-
-
-def open_quiet_dashboard(browser, live_server, console_errors, campaign):
-    """The GM's dashboard at 1440x900, its polls answered "nothing new": it changes only
-    through the GM's own actions."""
-    context, page = _context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
-    poll = reverse("campaign_events_poll", args=[campaign.pk])
-    context.route(f"{live_server.url}{poll}**", lambda route: route.fulfill(json=EMPTY_POLL))
-    page.goto(f"{live_server.url}/c/{campaign.pk}/")
-    return context, page
-
-
-def open_gated_sheet(browser, live_server, console_errors, campaign, pc):
-    """The player's sheet on a 390x844 phone, its polls held by a Gate the test opens."""
-    context, page = _context(
-        browser,
-        live_server,
-        console_errors,
-        PHONE,
-        "paul_joueur",
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-    )
-    gate = Gate()
-    poll = reverse("campaign_events_poll", args=[campaign.pk])
-    context.route(f"{live_server.url}{poll}**", gate.route)
-    page.goto(f"{live_server.url}/c/{campaign.pk}/characters/{pc.pk}/")
-    return context, page, gate
 
 
 @pytest.fixture

@@ -14,9 +14,8 @@ from playwright.sync_api import expect
 
 from campaign.models import Campaign
 from journal.models import AuditEntry
-from tests.e2e.test_fight import Fight, open_quiet_dashboard
-from tests.e2e.test_gm_session import NO_RELOAD
-from tests.play.play import at, put
+from tests.e2e.pages import NO_RELOAD, Fight, open_quiet_dashboard
+from tests.play.steps import at, put
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -10,74 +10,13 @@ database's numbers and the step's result must be on screen beside what was acted
 import re
 
 import pytest
-from django.db import connection
-from django.db.backends.base.base import BaseDatabaseWrapper
-from django.urls import reverse
 from playwright.sync_api import expect
 
 from campaign.models import Campaign
-from characters.models import Character
-from tests.e2e.pages import log_in
-from tests.play.play import run
+from tests.e2e.pages import NO_RELOAD, Table
+from tests.play.steps import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-VIEWPORT = {"width": 1440, "height": 900}
-NO_RELOAD = "window.__chroniqueur_no_reload"
-
-# Every error event htmx 2 fires (each also fires `htmx:error`), caught in the capture phase so
-# that no handler stopping their propagation can hide them.
-HTMX_ERRORS = """
-window.__htmx_errors = [];
-[
-  "htmx:error", "htmx:responseError", "htmx:targetError", "htmx:oobErrorNoTarget",
-  "htmx:swapError", "htmx:sendError", "htmx:sendAbort", "htmx:timeout", "htmx:onLoadError",
-  "htmx:historyCacheError", "htmx:evalDisallowedError", "htmx:invalidPath", "htmx:syntax:error"
-].forEach(function (name) {
-  window.addEventListener(name, function (evt) {
-    var detail = evt.detail || {}, target = detail.target;
-    var where = target && target.id ? "#" + target.id : String(target);
-    var why = detail.error ? String(detail.error) : detail.xhr ? "status " + detail.xhr.status : "";
-    window.__htmx_errors.push(name + " " + where + (why ? " (" + why + ")" : ""));
-  }, true);
-});
-"""
-
-
-@pytest.fixture(params=[True, False], ids=["debug-on", "debug-off"])
-def debug(request, settings, monkeypatch):
-    settings.DEBUG = request.param
-    if not request.param:
-        # Production as deployed: DEBUG off and the static files' hashed manifest.
-        request.getfixturevalue("production_static")
-    if request.param and connection.vendor == "sqlite":
-        # The test server's threads and this test share one in-memory SQLite connection, and
-        # DEBUG's query log is not safe across threads ("not enough arguments for format
-        # string" now and then, when a request of the page and a read of the test cross). The rest
-        # of DEBUG stays on; the app's own runs have a connection per thread.
-        monkeypatch.setattr(BaseDatabaseWrapper, "queries_logged", property(lambda self: False))
-    return request.param
-
-
-@pytest.fixture
-def session_page(browser, live_server, console_errors, campaign, pc, other_pc, debug):
-    context = browser.new_context(viewport=VIEWPORT, locale="fr-FR")
-    context.add_init_script(HTMX_ERRORS)
-    page = console_errors(context.new_page())
-    # No live updates here (they have their own tests): the test server shares one SQLite
-    # connection between its threads, and a poll's read open while an action writes makes
-    # the write fail ("database table is locked"), which no real server does. The page is
-    # told of a change made elsewhere the way live.js tells it (`live_refresh`).
-    poll = reverse("campaign_events_poll", args=[campaign.pk])
-    context.route(
-        f"{live_server.url}{poll}**",
-        lambda route: route.fulfill(json={"changes": [], "last_id": None}),
-    )
-    log_in(page, live_server.url, "gaelle_mj")
-    page.goto(f"{live_server.url}/c/{campaign.pk}/")
-    page.evaluate(f"{NO_RELOAD} = 'still here'")
-    yield page
-    context.close()
 
 
 def live_refresh(page, character):
@@ -85,90 +24,6 @@ def live_refresh(page, character):
     processed what it last swapped in (the card listens for it from then on)."""
     page.wait_for_function("() => !document.querySelector('.htmx-added, .htmx-settling')")
     page.evaluate(f"htmx.trigger(document.body, 'refresh-{character.pk}')")
-
-
-class Table:
-    """The GM's page and what each step must leave true."""
-
-    def __init__(self, page, console_errors, campaign, characters, live_server):
-        self.page = page
-        self.console = console_errors
-        self.campaign = campaign
-        self.characters = characters
-        self.base = live_server.url
-        self.allowed: list[str] = []  # URLs answered 4xx on purpose so far
-        self.step = 0
-
-    def card(self, character):
-        return self.page.locator(f"#character-{character.pk}")
-
-    def panel(self, character=None):
-        return self.page.locator(f"#panel-{character.pk if character else 'party'}")
-
-    def result(self, character=None):
-        return self.page.locator(f"#result-{character.pk if character else 'party'}")
-
-    def expect_refusal(self, path: str):
-        self.allowed.append(self.base + path)
-
-    def quick(self, character, button: str, amount: int):
-        card = self.card(character)
-        card.locator("input[name=amount]").fill(str(amount))
-        card.get_by_role("button", name=button, exact=True).click()
-
-    def open_panel(self, character, link: str):
-        self.card(character).get_by_role("link", name=link, exact=True).click()
-        panel = self.panel(character)
-        expect(panel.locator("form")).to_be_visible()
-        expect(panel.locator(":focus")).to_have_count(1)  # its first field, brought into view
-        self.in_view(panel.locator(":focus"), f"panel {link}")
-        return panel
-
-    def in_view(self, locator, where):
-        box = locator.bounding_box()
-        assert box is not None, where
-        height = VIEWPORT["height"]
-        assert box["y"] >= 0 and box["y"] + box["height"] <= height + 1, (where, box)
-
-    def unexpected_errors(self) -> list[str]:
-        """The console's errors, but for the 4xx answers the test asked for."""
-        return [
-            line
-            for line in self.console.errors
-            if not any(
-                url in line and ("status of 4" in line or line.startswith("4"))
-                for url in self.allowed
-            )
-        ]
-
-    def check(self, name: str, *, shown=None):
-        """What every step leaves true; `shown`: the element that must be on screen."""
-        self.step += 1
-        page = self.page
-        where = f"step {self.step} ({name})"
-        assert page.evaluate(NO_RELOAD) == "still here", where
-        # Whole and styled: the header, the navigation, the stylesheet's rules applied.
-        expect(page.locator("header.topbar")).to_be_visible()
-        expect(page.locator("nav.subnav")).to_be_visible()
-        expect(page.locator("#party-bar")).to_be_visible()
-        assert page.evaluate("getComputedStyle(document.querySelector('.topbar')).display") == (
-            "flex"
-        ), where
-        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == (
-            "rgb(247, 245, 240)"
-        ), where
-        assert page.evaluate("window.__htmx_errors") == [], where
-        assert self.unexpected_errors() == [], where
-        # The cards show the server's numbers.
-        for character in self.characters:
-            row = Character.objects.get(pk=character.pk)
-            card = self.card(character)
-            expect(card.locator("[data-testid=pv]")).to_have_text(f"{row.pv} / {row.pv_max}")
-            expect(card.locator("[data-testid=flux]")).to_have_text(f"{row.flux} / {row.flux_max}")
-            assert card.get_attribute("data-version") == str(row.version), where
-        if shown is not None:
-            expect(shown).to_be_visible()
-            self.in_view(shown, where)
 
 
 def test_a_gm_plays_a_session_on_the_same_cards_without_reloading(

@@ -11,11 +11,11 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from campaign.models import Campaign, Invitation
-from tests.e2e.pages import log_in
+from tests.e2e.pages import GM_VIEWPORT, PHONE, log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-VIEWPORTS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
+VIEWPORTS = {"1440": GM_VIEWPORT, "390": PHONE}
 
 
 @pytest.fixture(params=list(VIEWPORTS))

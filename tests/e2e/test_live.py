@@ -6,127 +6,15 @@ and catches up on what happened while it was offline.
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
-from types import SimpleNamespace
 
-import dj_database_url
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import log_in
+from tests.e2e.pages import LAPTOP, log_in
 
 pytestmark = [pytest.mark.e2e]
-
-ROOT = Path(__file__).resolve().parents[2]
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
-ON_POSTGRES = DATABASE_URL.startswith(("postgres://", "postgresql://"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _admin(base: dict):
-    import psycopg
-
-    return psycopg.connect(
-        dbname="postgres",
-        user=base["USER"] or None,
-        password=base["PASSWORD"] or None,
-        host=base["HOST"] or None,
-        port=base["PORT"] or None,
-        autocommit=True,
-    )
-
-
-def _wait_healthy(url: str, proc, log: Path, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"uvicorn exited: {log.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} did not answer: {log.read_text()[-2000:]}")
-
-
-@pytest.fixture(scope="module")
-def two_processes(tmp_path_factory):
-    if not ON_POSTGRES:
-        pytest.skip(
-            "needs PostgreSQL (DATABASE_URL=postgres://…): two app processes share one "
-            "database through LISTEN/NOTIFY; SQLite runs have one process"
-        )
-    base = dj_database_url.parse(DATABASE_URL)
-    # One database per pytest-xdist worker ("gw0", "gw1"…), or the workers would share it.
-    name = f"{base['NAME']}_live_e2e{os.environ.get('PYTEST_XDIST_WORKER', '')}"
-    with _admin(base) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = DATABASE_URL.rsplit("/", 1)[0] + f"/{name}"
-    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "true", "LOG_LEVEL": "WARNING"}
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, cwd=ROOT, check=True)
-    subprocess.run([*manage, "seed_demo"], env=env, cwd=ROOT, check=True, capture_output=True)
-    logs = tmp_path_factory.mktemp("uvicorn")
-    ports = [_free_port(), _free_port()]
-    urls = [f"http://127.0.0.1:{port}" for port in ports]
-    procs: list = [None, None]
-
-    def start(i: int) -> None:
-        log = logs / f"uvicorn-{i}.log"
-        procs[i] = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
-             "--port", str(ports[i]), "--lifespan", "off", "--timeout-graceful-shutdown", "1"],
-            env=env, cwd=ROOT, stdout=log.open("a"), stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        _wait_healthy(urls[i], procs[i], log)
-
-    def stop(i: int) -> None:
-        procs[i].terminate()
-        try:
-            procs[i].wait(10)
-        except subprocess.TimeoutExpired:
-            procs[i].kill()
-            procs[i].wait()
-
-    try:
-        start(0)
-        start(1)
-        import psycopg
-
-        with psycopg.connect(url.replace("postgres://", "postgresql://", 1)) as conn:
-            campaign_id, character_id = conn.execute(
-                "SELECT c.campaign_id, c.id FROM characters_character c "
-                "JOIN auth_user u ON u.id = c.owner_id WHERE u.username = 'alice'"
-            ).fetchone()
-        yield SimpleNamespace(
-            urls=urls,
-            db=url,
-            campaign_id=campaign_id,
-            character_id=character_id,
-            start=start,
-            stop=stop,
-        )
-    finally:
-        for i, proc in enumerate(procs):
-            if proc is not None and proc.poll() is None:
-                stop(i)
-        with _admin(base) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _vitals(db_url: str, character_id: int) -> tuple[str, str]:
@@ -141,7 +29,7 @@ def _vitals(db_url: str, character_id: int) -> tuple[str, str]:
 
 
 def _login(browser, base_url: str, username: str, console_errors):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="fr-FR")
+    context = browser.new_context(viewport=LAPTOP, locale="fr-FR")
     page = console_errors(context.new_page())
     log_in(page, base_url, username, "demo")
     return context, page

@@ -19,13 +19,10 @@ from playwright.sync_api import expect
 
 from characters.models import Character
 from journal.models import AuditEntry
-from tests.e2e import test_gm_session as session
-from tests.e2e.test_fight import PHONE, open_gated_sheet, open_quiet_dashboard
-from tests.e2e.test_gm_session import NO_RELOAD, Table
+from tests.e2e.pages import NO_RELOAD, PHONE, Table, open_gated_sheet, open_quiet_dashboard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-debug = session.debug  # DEBUG on (as `make run`) and off (production)
 LIVE_WAIT = 15_000  # ms: the polling fallback looks every 4 s
 NB = "\u00a0"
 STALE = re.compile(r"^Hors ligne — données d’il y a (moins d’une minute|\d+\u00a0min)$")

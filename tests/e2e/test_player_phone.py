@@ -6,8 +6,8 @@ from playwright.sync_api import expect
 
 from campaign.models import PartyVisibility
 from journal.models import AuditEntry
-from tests.e2e.pages import log_in
-from tests.play.play import run
+from tests.e2e.pages import PHONE, log_in
+from tests.play.steps import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -30,7 +30,7 @@ def phone(browser, live_server, console_errors, campaign, gm, pc, other_pc):
     )
     run(campaign, gm, "add_condition", {"kind": "gene"}, character=other_pc)
     context = browser.new_context(
-        viewport={"width": 390, "height": 844},
+        viewport=PHONE,
         device_scale_factor=2,
         is_mobile=True,
         has_touch=True,

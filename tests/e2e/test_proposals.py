@@ -18,25 +18,17 @@ from playwright.sync_api import expect
 
 from characters.models import Character
 from play.models import Proposal
-from tests.e2e import test_fight as fight_e2e
-from tests.e2e import test_gm_session as session
-from tests.e2e.pages import log_in
-from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
+from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, Gate, log_in, open_context
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-debug = session.debug
-two_processes = fight_e2e.two_processes
-GM_VIEWPORT, PHONE, Gate = fight_e2e.GM_VIEWPORT, fight_e2e.PHONE, fight_e2e.Gate
 NO_HORIZONTAL_SCROLL = "document.documentElement.scrollWidth <= window.innerWidth"
 
 
 @pytest.fixture
 def two_pages(browser, live_server, console_errors, campaign, pc, other_pc, debug):
-    gm_context, gm = fight_e2e._context(
-        browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj"
-    )
-    phone_context, phone = fight_e2e._context(
+    gm_context, gm = open_context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
+    phone_context, phone = open_context(
         browser,
         live_server,
         console_errors,

@@ -9,11 +9,9 @@ from django.db.models import F
 from playwright.sync_api import expect
 
 from characters.models import Character
-from tests.e2e.test_gm_session import NO_RELOAD, Table, debug, session_page
+from tests.e2e.pages import NO_RELOAD, Table
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-__all__ = ["debug", "session_page"]  # fixtures shared with the GM's session
 
 
 def odds_of(panel):

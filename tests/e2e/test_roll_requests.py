@@ -24,25 +24,19 @@ from campaign.models import Campaign
 from characters.models import Character
 from journal.models import AuditEntry
 from play.models import RollRequest
-from tests.e2e import test_gm_session as session
-from tests.e2e import test_live as live_e2e
-from tests.e2e.pages import log_in
-from tests.e2e.test_fight import GM_VIEWPORT, PHONE, Gate, _context
-from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
+from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, Gate, log_in, open_context
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-debug = session.debug  # DEBUG on (as `make run`) and off (production)
 
 
 @pytest.fixture
 def table(browser, live_server, console_errors, campaign, pc, other_pc, debug):
     Campaign.objects.filter(pk=campaign.pk).update(players_roll_rules=True)
     poll = reverse("campaign_events_poll", args=[campaign.pk])
-    gm_context, gm = _context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
+    gm_context, gm = open_context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
     gm_gate = Gate()
     gm_context.route(f"{live_server.url}{poll}**", gm_gate.route)
-    phone_context, phone = _context(
+    phone_context, phone = open_context(
         browser,
         live_server,
         console_errors,
@@ -262,9 +256,6 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     table.check("the hour's test failed")
     phone.screenshot(path=artifacts / f"requests-{mode}-phone-dead.png", full_page=True)
     gm.screenshot(path=artifacts / f"requests-{mode}-gm-dead.png")
-
-
-two_processes = live_e2e.two_processes  # two uvicorn processes on one PostgreSQL, the demo
 
 
 def test_r34_r10_the_real_stream_brings_the_prompt_and_the_answer(

@@ -19,13 +19,10 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from journal.models import AuditEntry
-from tests.e2e import test_fight as fight
-from tests.e2e import test_gm_session as session
-from tests.e2e.test_gm_session import NO_RELOAD
+from tests.e2e.pages import GM_VIEWPORT, NO_RELOAD, PHONE, Gate, open_context
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-debug = session.debug  # DEBUG on (as `make run`) and off (production)
 LIVE_WAIT = 15_000  # ms: a poll every 4 s, then the refetch
 NO_SUBTLE = "Object.defineProperty(window, 'isSecureContext', { get: () => false });"
 
@@ -46,7 +43,7 @@ EDGES = ["x" * 55, "x" * 56, "x" * 63, "x" * 64, "x" * 65, "é", "Isaure · Surv
 def test_the_js_sha256_gives_the_known_answers_and_agrees_with_the_browsers(
     browser, live_server, console_errors, campaign, pc
 ):
-    context, page = fight._context(browser, live_server, console_errors, fight.PHONE, "paul_joueur")
+    context, page = open_context(browser, live_server, console_errors, PHONE, "paul_joueur")
     page.goto(f"{live_server.url}/c/{campaign.pk}/characters/{pc.pk}/")
     page.wait_for_function("() => window.chroniqueurSeal")
     for text, expected in VECTORS.items():
@@ -65,11 +62,9 @@ def test_the_js_sha256_gives_the_known_answers_and_agrees_with_the_browsers(
 
 @pytest.fixture
 def gm_page(browser, live_server, console_errors, campaign, pc, other_pc, debug):
-    context, page = fight._context(
-        browser, live_server, console_errors, fight.GM_VIEWPORT, "gaelle_mj"
-    )
+    context, page = open_context(browser, live_server, console_errors, GM_VIEWPORT, "gaelle_mj")
     poll = reverse("campaign_events_poll", args=[campaign.pk])
-    gate = fight.Gate()  # closed: the GM's polls bring nothing unless the test opens it
+    gate = Gate()  # closed: the GM's polls bring nothing unless the test opens it
     context.route(f"{live_server.url}{poll}**", gate.route)
     page.goto(f"{live_server.url}/c/{campaign.pk}/")
     page.evaluate(f"{NO_RELOAD} = 'still here'")
@@ -106,12 +101,12 @@ class Tamper:
 @pytest.fixture
 def phone(browser, live_server, console_errors, campaign, pc, debug):
     options = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-    context, page = fight._context(
-        browser, live_server, console_errors, fight.PHONE, "paul_joueur", **options
+    context, page = open_context(
+        browser, live_server, console_errors, PHONE, "paul_joueur", **options
     )
     if not debug:
         context.add_init_script(NO_SUBTLE)  # plain http on the table's network: no crypto.subtle
-    gate = fight.Gate()
+    gate = Gate()
     poll = reverse("campaign_events_poll", args=[campaign.pk])
     context.route(f"{live_server.url}{poll}**", gate.route)
     tamper = Tamper()

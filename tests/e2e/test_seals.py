@@ -11,15 +11,11 @@ import pytest
 from playwright.sync_api import expect
 
 from journal import audit
-from tests.e2e.pages import log_in
-from tests.e2e.test_gm_session import HTMX_ERRORS, debug  # noqa: F401  (a fixture)
-from tests.journal.test_chain import delete_tail
-from tests.play.play import run
+from tests.e2e.pages import HTMX_ERRORS, NO_RELOAD, PHONE, log_in
+from tests.helpers import delete_tail
+from tests.play.steps import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-PHONE = {"width": 390, "height": 844}
-NO_RELOAD = "window.__chroniqueur_no_reload"
 
 
 class Polls:
@@ -38,7 +34,7 @@ class Polls:
 
 
 @pytest.fixture
-def phone(browser, live_server, console_errors, campaign, gm, pc, other_pc, debug):  # noqa: F811
+def phone(browser, live_server, console_errors, campaign, gm, pc, other_pc, debug):
     context = browser.new_context(
         viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True, locale="fr-FR"
     )
@@ -73,7 +69,7 @@ def test_a_phone_that_saw_a_seal_warns_after_the_log_is_rewound(
     other_pc,
     artifacts,
     console_errors,
-    debug,  # noqa: F811
+    debug,
 ):
     page = phone
     banner = page.locator("[data-testid=seal-warning]")

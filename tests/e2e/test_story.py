@@ -6,17 +6,11 @@ import pytest
 from playwright.sync_api import expect
 
 from play import services
-from tests.e2e.pages import log_in
+from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, PHONE, log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-SCREENS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
-HTMX_ERRORS = """
-window.__htmx_errors = [];
-["htmx:error", "htmx:targetError", "htmx:oobErrorNoTarget", "htmx:swapError"].forEach(function (n) {
-  window.addEventListener(n, function () { window.__htmx_errors.push(n); }, true);
-});
-"""
+SCREENS = {"desktop": GM_VIEWPORT, "phone": PHONE}
 
 
 def evening(campaign, pc, other_pc, gm):

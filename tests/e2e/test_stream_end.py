@@ -13,13 +13,11 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import log_in
-from tests.e2e.test_live import two_processes  # noqa: F401  (the fixture)
+from tests.e2e.pages import GM_VIEWPORT, PHONE, log_in
 
 pytestmark = [pytest.mark.e2e]
 
-PHONE = {"width": 390, "height": 844}
-SCREEN = {"width": 1440, "height": 900}
+SCREEN = GM_VIEWPORT
 NB = "\u00a0"
 
 
@@ -41,7 +39,7 @@ def _no_new_stream_for(requests: list[str], seconds: float) -> None:
 
 def test_the_phone_says_so_when_its_stream_ends_and_stops_asking(
     browser,
-    two_processes,  # noqa: F811
+    two_processes,
     console_errors,
     artifacts,
 ):

@@ -27,7 +27,7 @@ from journal.archive import _plain
 from journal.models import AuditEntry, PlaySession
 from play import services
 from tests.conftest import FRESH
-from tests.play.play import run
+from tests.play.steps import run
 
 both = pytest.mark.django_db(databases=["default", FRESH])
 ENTRIES = 1000

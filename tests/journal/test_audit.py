@@ -17,31 +17,8 @@ from characters.models import Character
 from journal import audit
 from journal.models import AuditEntry, AuditLogImmutable
 from play import services
-from tests.play.play import run
-
-postgresql_only = pytest.mark.skipif(
-    connection.vendor != "postgresql",
-    reason="the append-only trigger and row locks (SELECT … FOR UPDATE) are PostgreSQL's; "
-    "SQLite has neither",
-)
-TRIGGER = "journal_auditentry_append_only"
-
-
-def play_a_little(campaign, gm, character):
-    """Five entries: a damage, a test (one roll), a Flux spent with its condition."""
-    run(campaign, gm, "damage", {"amount": "3"}, character=character)
-    run(campaign, gm, "check", {"stat": "VAI", "difficulty": "10"}, character=character, typed=[8])
-    run(campaign, gm, "spend_flux", {"amount": str(character.flux)}, character=character)
-    run(campaign, gm, "heal", {"amount": "1"}, character=character)
-
-
-def entries(campaign) -> list[AuditEntry]:
-    return list(AuditEntry.objects.filter(campaign=campaign).order_by("id"))
-
-
-def raw(sql, params=()):
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+from tests.helpers import entries, play_a_little, postgresql_only, raw, trigger_disabled
+from tests.play.steps import run
 
 
 def verify_log(*args) -> str:
@@ -190,22 +167,6 @@ def test_postgresql_refuses_raw_update_and_delete(campaign, gm, pc, sql):
 
 # ---------------------------------------------------------------------------------------------
 # verify_log
-
-
-class trigger_disabled:
-    """Let a test alter the log behind the app's back, as an attacker with the table would."""
-
-    def __enter__(self):
-        if connection.vendor == "postgresql":
-            # ALTER TABLE waits for no queued trigger events: run the deferred FK checks now.
-            raw("SET CONSTRAINTS ALL IMMEDIATE")
-            raw(f"ALTER TABLE journal_auditentry DISABLE TRIGGER {TRIGGER}")
-
-    def __exit__(self, *exc):
-        if connection.vendor == "postgresql":
-            raw("SET CONSTRAINTS ALL IMMEDIATE")
-            raw(f"ALTER TABLE journal_auditentry ENABLE TRIGGER {TRIGGER}")
-            raw("SET CONSTRAINTS ALL DEFERRED")
 
 
 def test_verify_log_says_an_intact_chain_is_intact(campaign, gm, pc, second, outsider):

@@ -16,15 +16,17 @@ from django.db import Error, connection, transaction
 
 from journal import audit
 from journal.models import AuditEntry
-from tests.journal.test_audit import (
+from tests.helpers import (
     TRIGGER,
+    delete_tail,
     entries,
     play_a_little,
     postgresql_only,
     raw,
+    rewrite,
     trigger_disabled,
 )
-from tests.play.play import run
+from tests.play.steps import run
 
 # What an attacker who has the code and the database, but not the key, would hash with.
 GUESSED_KEYS = [
@@ -42,37 +44,6 @@ def verify_log(*args) -> tuple[str, bool]:
     except CommandError:
         return out.getvalue(), False
     return out.getvalue(), True
-
-
-def rewrite(entry_id: int, key: bytes, **changes) -> None:
-    """Rewrite one entry's columns and recompute its hash and every later hash of its campaign
-    with the app's own hash function, as someone with the database and the code would."""
-    target = AuditEntry.objects.get(pk=entry_id)
-    chain = list(AuditEntry.objects.filter(campaign_id=target.campaign_id).order_by("id"))
-    previous = None
-    with trigger_disabled():
-        for entry in chain:
-            if entry.pk < entry_id:
-                previous = entry.hash
-                continue
-            if entry.pk == entry_id:
-                for name, value in changes.items():
-                    setattr(entry, name, value)
-            entry.prev_hash = previous or ""
-            entry.hash = audit.entry_hash(entry, key)
-            raw(
-                "UPDATE journal_auditentry SET after = %s, text_fr = %s, prev_hash = %s, "
-                "hash = %s WHERE id = %s",
-                [json.dumps(entry.after), entry.text_fr, entry.prev_hash, entry.hash, entry.pk],
-            )
-            previous = entry.hash
-
-
-def delete_tail(n: int, campaign) -> list[int]:
-    gone = [e.pk for e in entries(campaign)[-n:]]
-    with trigger_disabled():
-        raw("DELETE FROM journal_auditentry WHERE id >= %s", [gone[0]])
-    return gone
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from campaign.models import Membership, Role
 from journal import exports
 from journal.models import AuditEntry
 from play import services
-from tests.play.play import T0, run
+from tests.play.steps import T0, run
 
 DANGEROUS = ("=", "+", "-", "@", "\t", "\r", "\n")
 FRENCH = {"accept-language": "fr"}

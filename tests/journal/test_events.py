@@ -115,7 +115,7 @@ class Recorder:
 def test_another_transport_is_one_setting_away(settings, world):
     """A broker (Redis pub/sub, …) is a class with publish / ready / stop, named by
     LIVE_TRANSPORT: the services publish through it, nothing else changes."""
-    from tests.play.play import run
+    from tests.play.steps import run
 
     expected = (
         "journal.events.PostgresNotify"

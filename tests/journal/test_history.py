@@ -19,7 +19,7 @@ from campaign.models import Membership
 from journal import audit
 from journal.models import AuditEntry, PlaySession
 from journal.selectors import filtered_entries, group_entries, keyset_page
-from tests.play.play import T0, run
+from tests.play.steps import T0, run
 
 
 @pytest.fixture

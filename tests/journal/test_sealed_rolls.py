@@ -11,7 +11,7 @@ from journal import audit, sealing
 from journal.models import AuditEntry, AuditLogImmutable
 from journal.services import RevealRefused, roll_reveal
 from journal.visibility import visible_entries
-from tests.play.play import run
+from tests.play.steps import run
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from journal import audit
-from tests.journal.test_audit import entries, play_a_little
-from tests.journal.test_chain import delete_tail
-from tests.play.play import run
+from tests.helpers import delete_tail, entries, play_a_little
+from tests.play.steps import run
 
 SEAL = re.compile(r"CHQ1-\d+-\d+-\d+-[0-9a-f]{16}")
 
@@ -135,7 +134,7 @@ def test_the_seal_endpoint_answers_open_pages(played, player_client, outsider_cl
     # Rewritten behind the app's back, even with the key: the sealed entry is not the same.
     head = entries(campaign)[-1]
     key = audit.keyring().key(head.key_id)
-    from tests.journal.test_chain import rewrite
+    from tests.helpers import rewrite
 
     rewrite(entries(campaign)[0].pk, key, text_fr="R3 · réécrit")
     answer = player_client.get(url, {"seal": kept}).json()
@@ -155,7 +154,7 @@ def test_the_seal_endpoint_sees_an_entry_rewritten_after_the_seal_without_the_ke
     url = reverse("history_seal", args=[campaign.pk])
     kept = str(audit.seal_for(campaign.pk))
     run(campaign, played.gm, "damage", {"amount": "3"}, character=played.pc)
-    from tests.journal.test_chain import rewrite
+    from tests.helpers import rewrite
 
     later = entries(campaign)[-1]
     rewrite(later.pk, audit.derived_key("pas la bonne clef"), text_fr="R10 · autre chose")
@@ -174,7 +173,7 @@ def test_an_open_pages_check_reads_a_bounded_stretch_verify_log_reads_all(
     for _ in range(3):
         run(campaign, played.gm, "damage", {"amount": "3"}, character=played.pc)
     monkeypatch.setattr(audit, "SEAL_CHECK_LIMIT", 2)
-    from tests.journal.test_chain import rewrite
+    from tests.helpers import rewrite
 
     last = entries(campaign)[-1]
     rewrite(last.pk, audit.derived_key("pas la bonne clef"), text_fr="R3 · autre chose")

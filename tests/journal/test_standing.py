@@ -6,7 +6,7 @@ import uuid
 from journal import standing
 from journal.models import AuditEntry, EntryKind
 from play import services
-from tests.play.play import run
+from tests.play.steps import run
 
 # The pure resolution: (undo entry id, id of the entry it reverts) pairs.
 

@@ -12,8 +12,8 @@ from journal import audit
 from journal.models import AuditEntry
 from play import actions
 from play.services import character_wake
-from tests.journal.test_audit import entries, raw, trigger_disabled
-from tests.play.play import put, run
+from tests.helpers import entries, raw, trigger_disabled
+from tests.play.steps import put, run
 
 
 def steps(result) -> list[str]:

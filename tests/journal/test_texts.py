@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from journal.texts import de, rolled_by
-from tests.play.play import run
+from tests.play.steps import run
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from campaign.models import PartyVisibility
-from tests.play.play import run
+from tests.play.steps import run
 
 FORMATS = ("csv", "json", "md")
 

@@ -9,7 +9,7 @@ from characters.models import Character
 from journal.models import AuditEntry
 from journal.visibility import entry_facts, sees_entry, visible_entries
 from play.requests import roll_request_create
-from tests.play.play import run
+from tests.play.steps import run
 
 
 @pytest.fixture

@@ -8,14 +8,7 @@ import pytest
 from django.test import AsyncClient
 
 from live import stream
-from tests.live.test_live import (
-    TOKEN,
-    Reader,
-    adamage,
-    as_fetched,
-    open_stream,
-    play,
-)
+from tests.live.helpers import TOKEN, Reader, adamage, as_fetched, open_stream, play
 
 pytestmark = pytest.mark.django_db(transaction=True)
 CSRF_FIELD = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value="[^"]*">')

@@ -15,8 +15,8 @@ from journal.services import roll_reveal
 from live import stream
 from play.models import RollRequest
 from play.requests import roll_request_answer, roll_request_create
-from tests.live.test_live import open_stream, play
-from tests.play.play import run
+from tests.live.helpers import open_stream, play
+from tests.play.steps import run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

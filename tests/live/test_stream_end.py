@@ -21,7 +21,7 @@ from django.utils import timezone
 from journal import events as live
 from live import stream
 from play import services
-from tests.live.test_live import WAIT, Reader, adamage, parse, play
+from tests.live.helpers import WAIT, Reader, adamage, parse, play
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,8 +11,7 @@ from django.urls import reverse
 from campaign.models import Campaign
 from journal.models import AuditEntry
 from play.actions import ACTIONS, PARTY_ACTIONS
-from tests.play.play import run
-from tests.play.test_actions import body, prepared
+from tests.play.steps import body, prepared, run
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 CSRF = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]*(")')

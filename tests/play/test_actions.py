@@ -6,8 +6,6 @@ R9) and what it must change. Outsiders get a 404, players a 403, and neither wri
 """
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import pytest
 from django.core.cache import cache
@@ -16,149 +14,17 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.html import escape
 
-from campaign.models import Campaign
 from characters.models import Character, Condition, Illness, Sequel
 from journal.models import AuditEntry
 from play.actions import ACTIONS, PARTY_ACTIONS
 from play.cards import OOB_PLACEHOLDER, card_html
 from tests.helpers import assert_form_error, db_state, first_template
-from tests.play.play import T0, put, run
-
-HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def from_dashboard(world) -> dict:
-    """htmx's headers for a request from the GM's dashboard (its answer redraws its parts)."""
-    dashboard = reverse("campaign", args=[world.campaign.pk])
-    return {**HTMX, "HTTP_HX_CURRENT_URL": f"http://testserver{dashboard}"}
-
-
-def _nothing(world):
-    pass
-
-
-@dataclass(frozen=True)
-class Case:
-    data: Callable  # world -> POST body (without visibility)
-    setup: Callable = _nothing  # world -> None: the state the action needs
-    changed: Callable = lambda world: None  # world -> None: asserts the rows after
-    party: bool = False
-    extra: dict = field(default_factory=dict)
-
-
-def _pc(world) -> Character:
-    return Character.objects.get(pk=world.pc.pk)
-
-
-def _campaign(world) -> Campaign:
-    return Campaign.objects.get(pk=world.campaign.pk)
-
-
-def _in_coma(world):
-    put(world.pc, pv=-2, vital="coma", next_coma_hour=T0)
-
-
-def _check(expected):
-    def check(world):
-        pc = _pc(world)
-        assert {name: getattr(pc, name) for name in expected} == expected
-
-    return check
-
-
-CASES = {
-    "damage": Case(lambda w: {"amount": "5"}, changed=_check({"pv": 8})),
-    "heal": Case(lambda w: {"amount": "2"}, changed=_check({"pv": 13})),
-    "spend_flux": Case(lambda w: {"amount": "2"}, changed=_check({"flux": 5})),
-    "restore_flux": Case(lambda w: {"amount": "2"}, changed=_check({"flux": 9})),
-    "check": Case(
-        lambda w: {"stat": "VAI", "skill": "Survie", "difficulty": "10", "dice": "14"},
-        changed=lambda w: AuditEntry.objects.get(kind="roll").roll["total"] == 15,
-    ),
-    "add_condition": Case(
-        lambda w: {"kind": "gene"},
-        changed=lambda w: list(Condition.objects.values_list("kind", flat=True)) == ["gene"],
-    ),
-    "remove_condition": Case(
-        lambda w: {"kind": "gene"},
-        setup=lambda w: put(w.pc, conditions=[("gene", "gm")]),
-        changed=lambda w: not Condition.objects.exists(),
-    ),
-    "fall": Case(
-        lambda w: {"storeys": "1", "surface": "normal", "soften": "none", "dice": "4"},
-        changed=_check({"pv": 7}),
-    ),
-    "fall_ill": Case(
-        lambda w: {"severity": "2", "name": "toux", "dice": "15, 2"},
-        changed=lambda w: Illness.objects.get().days_left == 1,
-    ),
-    "remedy": Case(
-        lambda w: {"dice": "2"},
-        setup=lambda w: Illness.objects.create(
-            character=w.pc, severity=2, days_left=3, started_at=T0
-        ),
-        changed=lambda w: Illness.objects.get().days_left == 1,
-    ),
-    "stabilise": Case(
-        lambda w: {"healer": str(w.other_pc.pk), "difficulty": "10", "dice": "12"},
-        setup=_in_coma,
-        changed=_check({"vital": "stabilised"}),
-    ),
-    "wake": Case(
-        lambda w: {"sequel_cause": "une toux sanglante", "dice": "15, 2"},
-        setup=lambda w: put(w.pc, pv=-2, vital="stabilised", stabilised_at=T0),
-        changed=_check({"vital": "up", "pv": 1}),
-    ),
-    "end_coma": Case(lambda w: {}, setup=_in_coma, changed=_check({"vital": "up", "pv": 1})),
-    "revive": Case(
-        lambda w: {"pv": "3"},
-        setup=lambda w: put(w.pc, pv=-4, vital="dead"),
-        changed=_check({"vital": "up", "pv": 3}),
-    ),
-    "clock": Case(
-        lambda w: {"minutes": "60"},
-        party=True,
-        changed=lambda w: _campaign(w).clock.hour == 9,
-    ),
-    "end_scene": Case(lambda w: {}, party=True, changed=lambda w: _campaign(w).scene == 2),
-    "night": Case(
-        lambda w: {"hours": "8", "clinic": [str(w.pc.pk)], "dice": "1"},
-        party=True,
-        changed=_check({"pv": 14, "flux": 10}),  # 11 + 4 + 1 → 14 (max 14); 7 + 4 → 10 (max)
-    ),
-    "hour_rest": Case(
-        lambda w: {"dice": "3"},
-        party=True,
-        changed=lambda w: _campaign(w).pending_hour_rest == 3,
-    ),
-    "share_hour_rest": Case(
-        lambda w: {f"pv_{w.pc.pk}": "1", f"flux_{w.pc.pk}": "2"},
-        setup=lambda w: Campaign.objects.filter(pk=w.campaign.pk).update(pending_hour_rest=3),
-        party=True,
-        changed=_check({"pv": 12, "flux": 9}),
-    ),
-}
+from tests.play.steps import CASES, HTMX, T0, body, from_dashboard, prepared, put, run, url_for
 
 
 def test_every_action_has_a_case():
     assert set(CASES) == set(ACTIONS) | set(PARTY_ACTIONS)
     assert {name for name, case in CASES.items() if case.party} == set(PARTY_ACTIONS)
-
-
-def url_for(world, name, character=None) -> str:
-    if name in PARTY_ACTIONS:
-        return reverse("party_action", args=[world.campaign.pk, name])
-    character = character or world.pc
-    return reverse("character_action", args=[world.campaign.pk, character.pk, name])
-
-
-def body(world, name, **overrides) -> dict:
-    return {"visibility": "everyone", **CASES[name].data(world), **overrides}
-
-
-def prepared(world, name) -> str:
-    CASES[name].setup(world)
-    return url_for(world, name)
 
 
 # ---------------------------------------------------------------------------------------------

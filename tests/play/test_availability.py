@@ -14,7 +14,7 @@ from django.urls import reverse
 from play.actions import ACTIONS, QUICK_ACTIONS
 from play.selectors import action_choices, card_for, characters_for_cards
 from rules import engine
-from tests.play.play import T0, put
+from tests.play.steps import T0, put
 
 
 def card_html(client, campaign, character, language="fr"):

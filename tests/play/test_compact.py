@@ -11,7 +11,7 @@ from campaign import services as campaign_services
 from campaign.models import Membership
 from characters.models import Condition
 from play.parts import VIEW_HEADER
-from tests.play.play import put
+from tests.play.steps import put
 
 
 def dashboard(client, campaign):

@@ -16,7 +16,7 @@ from journal import feed as feed_module
 from journal.feed import FEED_SIZE, feed, toast_text, typographic
 from journal.models import AuditEntry
 from journal.visibility import visible_entries
-from tests.play.play import run
+from tests.play.steps import run
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from characters.models import Character
 from journal.models import AuditEntry
 from play import services
 from tests.helpers import db_state
-from tests.play.play import at, conditions_of, put
+from tests.play.steps import at, conditions_of, put
 
 SURPRIS = ("surpris", "fight")
 

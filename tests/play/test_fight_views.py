@@ -17,7 +17,7 @@ from journal.models import AuditEntry
 from play import services
 from play.services import runner
 from tests.helpers import db_state
-from tests.play.test_actions import HTMX, from_dashboard
+from tests.play.steps import HTMX, from_dashboard
 
 
 def fight_of(campaign):
@@ -432,7 +432,7 @@ def test_r33_the_fights_last_change_is_undone_from_its_result(gm_client, world):
 
 
 def _hourly_rounds(world):
-    from tests.play.play import at, put
+    from tests.play.steps import at, put
 
     Campaign.objects.filter(pk=world.campaign.pk).update(round_seconds=3600)
     # Stabilised at 08:00: the round's hour brings R13's waking try at 09:00.

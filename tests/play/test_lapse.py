@@ -19,7 +19,7 @@ from journal.models import AuditEntry
 from play import requests, services
 from play.models import RequestStatus, RollRequest
 from rules.engine import RuleError
-from tests.play.play import at, put
+from tests.play.steps import at, put
 
 
 def _rules_on(campaign):

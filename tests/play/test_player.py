@@ -12,7 +12,7 @@ from campaign.models import PartyVisibility
 from characters.models import Illness, Sequel
 from journal.models import AuditEntry
 from tests.helpers import db_state
-from tests.play.play import put
+from tests.play.steps import put
 
 # A test the owner of world.pc asks for: Crochetage (ADR) against 10, their own die a 14.
 ROLL = {"stat": "ADR", "skill": "Crochetage", "difficulty": "10", "dice": "14"}

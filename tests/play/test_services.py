@@ -33,7 +33,7 @@ from play import services
 from play.services import runner
 from rules import engine
 from tests.helpers import db_state
-from tests.play.play import T0, at, log, put, summary
+from tests.play.steps import T0, at, log, put, summary
 
 EXTENUE_DEATHS_DOOR = {"kind": "extenue", "cause": "deaths_door"}
 
@@ -279,7 +279,7 @@ def read_back(campaign, keys) -> engine.CampaignState:
 
 
 def event_summary(event) -> tuple:
-    """What the log row of an outcome's event must hold, as tests.play.play.summary puts it."""
+    """What the log row of an outcome's event must hold, as tests.play.steps.summary puts it."""
     key = int(event.character_key) if event.character_key is not None else None
     if isinstance(event, engine.CheckResult):
         return ("roll", event.rule_id, key, list(event.roll.dice), event.total, event.success)

@@ -17,7 +17,7 @@ from play import services
 from play.services import runner
 from rules import engine
 from tests.helpers import character_data, db_state
-from tests.play.play import at, conditions_of, iso, log, put
+from tests.play.steps import at, conditions_of, iso, log, put
 
 EXTENUE_FLUX = {"kind": "extenue", "cause": "flux"}
 EXTENUE_DEATHS_DOOR = {"kind": "extenue", "cause": "deaths_door"}

@@ -13,7 +13,7 @@ from characters.state import campaign_state
 from journal.models import AuditEntry, EntryKind
 from play import services
 from tests.helpers import db_state
-from tests.play.play import run
+from tests.play.steps import run
 
 
 def snapshot(campaign):

@@ -20,7 +20,6 @@ from rules.engine import (
     NothingLeftToSpend,
     NotInFight,
     Ruleset,
-    ScriptedDice,
     UnknownCharacter,
     Vital,
     add_condition,
@@ -28,12 +27,22 @@ from rules.engine import (
     end_fight,
     left_this_round,
     next_turn,
-    replay,
     set_order,
     spend,
     start_fight,
 )
-from tests.rules.util import EVENING, campaign, hero
+from tests.rules.util import (
+    EVENING,
+    budgets,
+    campaign,
+    checked,
+    hero,
+    new_round,
+    no_dice,
+    party,
+    start,
+    turn,
+)
 
 ONE = Fight(("aria", "brann"), 2, 1, (1, 2), (0, 1), ("aria",))
 
@@ -110,53 +119,6 @@ def test_r25_surpris_from_a_fights_start_says_how_it_ends():
 
 
 # ---- Playing a fight --------------------------------------------------------------------
-
-
-def no_dice():
-    """A dice source that fails if it is ever asked for a die: the fight rolls nothing."""
-    return ScriptedDice([])
-
-
-def party(**conditions):
-    """Aria, Brann, Gobelin (2 actions, 1 reflex each); `conditions` = {key: (kind, …)}."""
-    return campaign(
-        *(
-            hero(key, conditions=tuple(Condition(kind) for kind in conditions.get(key, ())))
-            for key in ("aria", "brann", "gobelin")
-        )
-    )
-
-
-def checked(state, outcome):
-    """The outcome, once its changes are proved to replay to its state."""
-    assert replay(state, outcome.changes) == outcome.state
-    return outcome
-
-
-def start(state, keys=("aria", "brann", "gobelin"), **options):
-    return checked(state, start_fight(state, keys, **options))
-
-
-def turn(state, ruleset=DEFAULT_RULESET, rng=None):
-    return checked(state, next_turn(state, rng=rng or no_dice(), ruleset=ruleset))
-
-
-def new_round(state, ruleset=DEFAULT_RULESET, rng=None):
-    """Turns until the next round starts; the last outcome."""
-    rng = rng or no_dice()
-    number = state.fight.round
-    while True:
-        outcome = turn(state, ruleset, rng)
-        state = outcome.state
-        if state.fight.round > number:
-            return outcome
-
-
-def budgets(state):
-    fight = state.fight
-    return dict(
-        zip(fight.order, zip(fight.actions_left, fight.reflexes_left, strict=True), strict=True)
-    )
 
 
 def test_r33_a_fight_starts_in_the_gms_order_at_round_1_with_each_ones_budget():

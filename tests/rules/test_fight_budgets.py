@@ -19,7 +19,7 @@ from rules.engine import (
     spend,
     take_damage,
 )
-from tests.rules.test_fight import budgets, checked, new_round, party, start, turn
+from tests.rules.util import budgets, checked, new_round, party, start, turn
 
 BY_HAND = Ruleset(surprise_ends_after_first_round=False)
 

@@ -4,7 +4,7 @@ gives a second one. Aria, Brann, Gobelin: 2 actions, 1 reflex each."""
 import pytest
 
 from rules.engine import Fight, InvalidFight, set_order
-from tests.rules.test_fight import budgets, checked, new_round, party, start, turn
+from tests.rules.util import budgets, checked, new_round, party, start, turn
 
 
 def turns_of_round(state):

@@ -1,7 +1,8 @@
-"""The settled points of the second reading (docs/rules.md) as the GM's actions reach them: the
-settings through the settings form, the clock through its actions, damage through the dashboard.
+"""The campaign's settings and the clock's order (docs/rules.md) as the GM's actions reach them:
+the settings through the settings form, the clock through its actions, damage through the
+dashboard.
 
-The engine's tests (tests/rules/test_second_reading.py) prove each rule; these prove that the
+The engine's tests (tests/rules/test_settings_and_clock.py) prove each rule; these prove that the
 app's pages, forms and services carry it through to the rows and the log.
 """
 
@@ -11,7 +12,7 @@ from characters.models import Character
 from characters.state import ruleset_for
 from journal.models import AuditEntry
 from tests.helpers import settings_data
-from tests.play.play import T0, at, put
+from tests.play.steps import T0, at, put
 
 
 def _settings(client, campaign, **changes):

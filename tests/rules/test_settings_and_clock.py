@@ -1,4 +1,5 @@
-"""docs/rules.md, "Settled points (second reading)": one test or more per point."""
+"""What the campaign's settings change and the order in which the clock applies what falls due
+(R10–R13, R17–R19, R26, R28, R31, R32): one test or more per point settled in docs/rules.md."""
 
 from datetime import datetime, timedelta
 
