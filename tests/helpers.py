@@ -188,3 +188,34 @@ def delete_tail(n: int, campaign) -> list[int]:
 
 PATTERNS = named_routes()
 ADMIN_ROUTES = sorted(name for name in PATTERNS if name.startswith("admin:"))
+
+
+# Every place a viewer could read about a character (tests of visibility everywhere).
+FORMATS = ("csv", "json", "md")
+
+
+def _text(response) -> str:
+    assert response.status_code == 200, response.status_code
+    if response.streaming:
+        return b"".join(response.streaming_content).decode()
+    return response.content.decode()
+
+
+def everything(client, world, character) -> dict[str, str]:
+    """Every place the viewer could read about `character`, by name."""
+    campaign = world.campaign
+    places = {
+        "home": client.get(reverse("campaign", args=[campaign.pk])),
+        "history": client.get(reverse("history", args=[campaign.pk])),
+        "sheet": client.get(reverse("character", args=[campaign.pk, character.pk])),
+        "card": client.get(reverse("character_card", args=[campaign.pk, character.pk])),
+    }
+    for fmt in FORMATS:
+        places[fmt] = client.get(reverse("history_export", args=[campaign.pk, fmt]))
+    session = world.campaign.sessions.first()
+    if session is not None:
+        places["recap"] = client.get(reverse("session_recap", args=[campaign.pk, session.pk]))
+    return {
+        name: response.content.decode() if response.status_code == 403 else _text(response)
+        for name, response in places.items()
+    }

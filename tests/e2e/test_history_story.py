@@ -16,9 +16,8 @@ from playwright.sync_api import expect
 from characters.models import Character
 from journal.models import EntryKind, PlaySession
 from play import services
-from tests.e2e.pages import log_in
-from tests.e2e.test_gm_session import HTMX_ERRORS, debug  # noqa: F401  (a fixture)
-from tests.play.play import run
+from tests.e2e.pages import HTMX_ERRORS, log_in
+from tests.play.steps import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -74,7 +73,7 @@ def test_r16_the_history_and_the_recap_show_what_stands(
     pc,
     other_pc,
     artifacts,
-    debug,  # noqa: F811
+    debug,
 ):
     clock = night(campaign, gm, pc, other_pc)
     session = PlaySession.objects.get(campaign=campaign)

@@ -9,7 +9,7 @@ from django.urls import reverse
 from journal.models import AuditEntry
 from journal.selectors import PAGE_SIZE
 from play import services
-from tests.play.play import run
+from tests.play.steps import run
 
 FRENCH = {"accept-language": "fr"}
 

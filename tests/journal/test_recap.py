@@ -12,7 +12,7 @@ from journal import recap as recaps
 from journal import standing
 from journal.models import AuditEntry, EntryKind, PlaySession
 from play import services
-from tests.play.play import run
+from tests.play.steps import run
 
 FRENCH = {"accept-language": "fr"}
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from journal.models import EntryKind
 from play import services
-from tests.play.play import run
+from tests.play.steps import run
 
 FRENCH = {"accept-language": "fr"}
 

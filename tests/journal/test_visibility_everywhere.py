@@ -2,39 +2,10 @@
 its three exports; the GM's have it. One function decides it (campaign/visibility.py)."""
 
 import pytest
-from django.urls import reverse
 
 from campaign.models import PartyVisibility
+from tests.helpers import FORMATS, everything
 from tests.play.steps import run
-
-FORMATS = ("csv", "json", "md")
-
-
-def _text(response) -> str:
-    assert response.status_code == 200, response.status_code
-    if response.streaming:
-        return b"".join(response.streaming_content).decode()
-    return response.content.decode()
-
-
-def everything(client, world, character) -> dict[str, str]:
-    """Every place the viewer could read about `character`, by name."""
-    campaign = world.campaign
-    places = {
-        "home": client.get(reverse("campaign", args=[campaign.pk])),
-        "history": client.get(reverse("history", args=[campaign.pk])),
-        "sheet": client.get(reverse("character", args=[campaign.pk, character.pk])),
-        "card": client.get(reverse("character_card", args=[campaign.pk, character.pk])),
-    }
-    for fmt in FORMATS:
-        places[fmt] = client.get(reverse("history_export", args=[campaign.pk, fmt]))
-    session = world.campaign.sessions.first()
-    if session is not None:
-        places["recap"] = client.get(reverse("session_recap", args=[campaign.pk, session.pk]))
-    return {
-        name: response.content.decode() if response.status_code == 403 else _text(response)
-        for name, response in places.items()
-    }
 
 
 def test_a_gm_only_roll_is_nowhere_for_the_player_and_everywhere_for_the_gm(

@@ -14,7 +14,7 @@ from campaign.models import PartyVisibility
 from journal.models import AuditEntry
 from play.models import RollRequest
 from play.requests import roll_request_create
-from tests.journal.test_visibility_everywhere import everything
+from tests.helpers import everything
 
 SECRET = "SKREQSECRET42"
 HTMX = {"HTTP_HX_REQUEST": "true"}
