@@ -81,6 +81,10 @@
   // A change: wait for the cards the stream announced, refetch the rest.
   function changed(data) {
     var announced = data.cards || [];
+    if (document.getElementById("own-characters")) {
+      if ((data.characters || []).length) refresh(data.characters[0]); // once for them all
+      return;
+    }
     (data.characters || []).forEach(function (id) {
       if (announced.indexOf(id) < 0 || !document.getElementById("character-" + id)) {
         refresh(id);
@@ -100,6 +104,13 @@
   }
 
   function refresh(id) {
+    // A player's home: the change may be the GM giving or taking this character, which
+    // moves it between their own list and the party's, so both lists are redrawn whole.
+    if (document.getElementById("own-characters")) {
+      refetchPart("own-characters");
+      refetchPart("party-members");
+      return;
+    }
     pending[id] = true;
     var card = document.getElementById("character-" + id);
     if (card && card.hasAttribute("hx-get")) {
