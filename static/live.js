@@ -27,6 +27,10 @@
   document.body.addEventListener("htmx:load", function (evt) {
     var el = evt.detail && evt.detail.elt;
     if (!el || !el.matches) return;
+    // A refused form: its first message in view, clear of the sticky odds and Apply.
+    var refused = el.matches(".action-form") ? el : el.querySelector(".action-form");
+    var message = refused && refused.querySelector(".errors");
+    if (message) message.scrollIntoView({ block: "nearest" });
     var result = el.matches("[data-focus-quietly]") ? el : el.querySelector("[data-focus-quietly]");
     if (!result) return;
     result.focus({ preventScroll: true });
