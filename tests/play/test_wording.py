@@ -60,3 +60,11 @@ def test_r27_damage_below_zero_pv_reads_with_the_minus_sign():
     assert "→ −" in said, said
     assert not ASCII_MINUS.search(said), said
     assert not ISO_DATE.search(said), said
+
+
+def test_one_name_for_what_only_the_gm_sees_and_dice_values_start_at_1():
+    catalogue = french_catalogue()
+    assert catalogue["GM alone"] == catalogue["GM only"] == "MJ uniquement"
+    said = catalogue["“%(part)s” is not a die value: type whole numbers such as 14 or 3, 5."]
+    assert "à partir de 1" in said
+    assert "entiers" not in said  # 0 is a whole number too
