@@ -68,3 +68,16 @@ def test_one_name_for_what_only_the_gm_sees_and_dice_values_start_at_1():
     said = catalogue["“%(part)s” is not a die value: type whole numbers such as 14 or 3, 5."]
     assert "à partir de 1" in said
     assert "entiers" not in said  # 0 is a whole number too
+
+
+def test_a_proposal_made_under_a_minute_ago_reads_just_now():
+    from datetime import timedelta
+
+    from django.utils import timezone, translation
+
+    from play.templatetags.cards import ago
+
+    now = timezone.now()
+    with translation.override("fr"):
+        assert ago(now) == "à l’instant"
+        assert ago(now - timedelta(minutes=5)).startswith("il y a 5")
