@@ -72,6 +72,23 @@ def member_remove(request, campaign_id, membership_id):
 
 @login_required
 @require_POST
+def member_role(request, campaign_id, membership_id):
+    """The GM makes a member GM or player (so the only GM may name another, then leave)."""
+    own = get_gm_membership(request, campaign_id)
+    target = get_object_or_404(Membership, pk=membership_id, campaign_id=campaign_id)
+    try:
+        services.membership_role_set(
+            membership_id=target.pk, actor=request.user, role=request.POST.get("role", "")
+        )
+    except CampaignError as error:
+        messages.error(request, str(error))
+        return members_page(request, own, InvitationForm(), status=400)
+    messages.success(request, _("Role changed."))
+    return redirect("members", campaign_id)
+
+
+@login_required
+@require_POST
 def leave(request, campaign_id):
     membership = get_membership(request, campaign_id)
     return _end_membership(request, membership, redirect_to=reverse("home"))

@@ -19,6 +19,11 @@ urlpatterns = [
         campaign_views.member_remove,
         name="member_remove",
     ),
+    path(
+        "c/<int:campaign_id>/members/<int:membership_id>/role/",
+        campaign_views.member_role,
+        name="member_role",
+    ),
     path("c/<int:campaign_id>/", views.campaign_detail, name="campaign"),
     path("c/<int:campaign_id>/view/", views.dashboard_view, name="dashboard_view"),
     path("c/<int:campaign_id>/characters/new/", views.character_create, name="character_create"),

@@ -19,7 +19,7 @@ from play import parts, player, selectors, services
 from play.actions import ACTIONS, PARTY_ACTIONS, CheckForm
 from play.cards import CARDS, shown_view
 from play.forms import CharacterForm
-from rules.engine import RuleError
+from rules.engine import DiceScriptExhausted, RuleError
 
 
 def campaign_character(membership, character_id) -> Character:
@@ -139,12 +139,25 @@ def _run_action(request, membership, spec, character=None):
         if form.is_valid():
             try:
                 result = spec.service(actor=request.user, **target, **form.service_arguments())
+            except DiceScriptExhausted as error:
+                # Physical dice are thrown one after the other: the D20 decides whether a D6
+                # follows (a waking try's sequel, R13/R14), so the form asks for it then.
+                form.add_error("dice", next_die_message(form.cleaned_data.get("dice"), error))
             except RuleError as error:
                 form.add_error(None, rule_message(error))
             else:
                 return _after_action(request, membership, result, character)
         return _action_form_response(request, context, status=400)
     return _action_form_response(request, context)
+
+
+def next_die_message(typed, error) -> str:
+    """What the typed dice decided, and the one die the table throws next."""
+    values = ", ".join(map(str, typed or ()))
+    return _(
+        "Thrown so far: %(values)s. The rules now ask for a D%(sides)s: throw it and add its "
+        "value after the others (%(values)s, …)."
+    ) % {"values": values, "sides": error.sides}
 
 
 def _action_form_response(request, context, status=200):

@@ -20,6 +20,46 @@
       evt.detail.headers["X-Dashboard-View"] = view;
     });
   }
+  // An action's result takes the focus (read out, its Undo one Tab away) without scrolling:
+  // the card's name and bars stay where the GM was looking, and a card's result sticks to the
+  // bottom of the window while its card is on screen (static/app.css). A result with no card
+  // (the party's, the fight's) is brought into view, the least it takes.
+  document.body.addEventListener("htmx:load", function (evt) {
+    var el = evt.detail && evt.detail.elt;
+    if (!el || !el.matches) return;
+    // A refused form: its first message in view, clear of the sticky odds and Apply.
+    var refused = el.matches(".action-form") ? el : el.querySelector(".action-form");
+    var message = refused && refused.querySelector(".errors");
+    if (message) message.scrollIntoView({ block: "nearest" });
+    var result = el.matches("[data-focus-quietly]") ? el : el.querySelector("[data-focus-quietly]");
+    if (!result) return;
+    result.focus({ preventScroll: true });
+    if (!result.closest(".card-slot, .row-slot")) result.scrollIntoView({ block: "nearest" });
+  });
+  // The card whose action was posted stays where it was on screen too, although the answer empties the
+  // other results (one at a time) and may reshape the cards above or beside it: the page
+  // keeps its height (CSSOM, which the CSP allows) and scrolls back by what the card moved.
+  var anchor = null;
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    var elt = evt.detail && evt.detail.elt;
+    var post = evt.detail.requestConfig && evt.detail.requestConfig.verb === "post";
+    var card = post && elt && elt.closest && elt.closest("article[id^='character-']");
+    anchor = card ? { id: card.id, top: card.getBoundingClientRect().top } : null;
+    if (card) {
+      var main = document.getElementById("main");
+      if (main) main.style.minHeight = main.getBoundingClientRect().height + "px";
+    }
+  });
+  document.body.addEventListener("htmx:afterSettle", function (evt) {
+    // A refusal opens the action's panel with its message, which is brought into view.
+    var xhr = evt.detail && evt.detail.xhr;
+    if (xhr && xhr.status >= 400) anchor = null;
+    var card = anchor && document.getElementById(anchor.id);
+    if (!card) return;
+    var moved = card.getBoundingClientRect().top - anchor.top;
+    anchor = null;
+    if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+  });
   var root = document.getElementById("live");
   var stream = document.getElementById("live-stream");
   if (!root || !stream || !window.htmx) return;
@@ -81,6 +121,10 @@
   // A change: wait for the cards the stream announced, refetch the rest.
   function changed(data) {
     var announced = data.cards || [];
+    if (document.getElementById("own-characters")) {
+      if ((data.characters || []).length) refresh(data.characters[0]); // once for them all
+      return;
+    }
     (data.characters || []).forEach(function (id) {
       if (announced.indexOf(id) < 0 || !document.getElementById("character-" + id)) {
         refresh(id);
@@ -100,6 +144,13 @@
   }
 
   function refresh(id) {
+    // A player's home: the change may be the GM giving or taking this character, which
+    // moves it between their own list and the party's, so both lists are redrawn whole.
+    if (document.getElementById("own-characters")) {
+      refetchPart("own-characters");
+      refetchPart("party-members");
+      return;
+    }
     pending[id] = true;
     var card = document.getElementById("character-" + id);
     if (card && card.hasAttribute("hx-get")) {

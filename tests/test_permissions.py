@@ -354,6 +354,13 @@ ROUTES = [
     ),
     Route("member_remove", ("post",), _c("member_remove", "other_player_membership"), GM_ONLY),
     Route(
+        "member_role",
+        ("post",),
+        _c("member_role", "other_player_membership"),
+        GM_ONLY,
+        data=lambda w: {"role": "gm"},
+    ),
+    Route(
         "invitation_create",
         ("post",),
         _c("invitation_create"),

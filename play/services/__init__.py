@@ -69,7 +69,12 @@ from play.services.runner import (
     run_roll,
     stale_requests_lapse,
 )
-from play.services.settings import SETTING_PREFIX, campaign_settings_update, membership_end
+from play.services.settings import (
+    SETTING_PREFIX,
+    campaign_settings_update,
+    membership_end,
+    membership_role_set,
+)
 from play.services.sheet import SHEET_RULES, character_create, character_update
 from play.services.undo import NothingToUndo, NotUndoable, UndoConflict, UndoProblem, entry_undo
 
@@ -126,6 +131,7 @@ __all__ = [
     "hour_rest_share",
     "locked_rows",
     "membership_end",
+    "membership_role_set",
     "party_hour_rest",
     "party_night_rest",
     "remedy_take",

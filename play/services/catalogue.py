@@ -42,7 +42,7 @@ from play.services.party import (
     scene_end,
 )
 from play.services.runner import roll_odds
-from play.services.settings import campaign_settings_update, membership_end
+from play.services.settings import campaign_settings_update, membership_end, membership_role_set
 from play.services.sheet import character_create, character_update
 from play.services.undo import entry_undo
 
@@ -90,7 +90,7 @@ SERVICES = (
 
 # Writes outside the engine's state (no Outcome of its own): their tests are
 # tests/play/test_campaign_writes.py; SERVICES' contract tests are for the engine's.
-CAMPAIGN_SERVICES = (campaign_settings_update, membership_end)
+CAMPAIGN_SERVICES = (campaign_settings_update, membership_end, membership_role_set)
 
 
 def action_odds(*, campaign: Campaign, character_id: int, action: str, **arguments):

@@ -106,3 +106,52 @@ def membership_end(*, membership_id: int, actor) -> None:
         for character_id in owned:
             character_update(character_id=character_id, actor=actor, owner=None)
         membership.delete()
+
+
+MEMBER_ROLE_FIELD = SETTING_PREFIX + "member_role"  # a role is the campaign's set-up, not play
+
+
+def membership_role_set(*, membership_id: int, actor, role: str) -> list:
+    """The GM makes a member GM or player; a campaign always keeps at least one GM.
+
+    Logged for everyone (the members page shows each role): `before` and `after` are the
+    roles, and the entry names the member. Setting the role a member already has writes
+    nothing. Raises `CampaignError` when it would leave the campaign without a GM.
+    """
+    if role not in Role.values:
+        raise CampaignError(_("Choose a role: game master or player."))
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(memberships__pk=membership_id)
+        membership = Membership.objects.select_related("user").get(pk=membership_id)
+        if membership.role == role:
+            return []
+        if membership.is_gm:
+            gms = Membership.objects.filter(campaign=campaign, role=Role.GM)
+            if gms.count() <= 1:
+                raise CampaignError(
+                    _("A campaign needs at least one game master: name another GM first.")
+                )
+        before, membership.role = membership.role, role
+        membership.save(update_fields=["role"])
+        texts = []
+        for language, said in (
+            ("fr", "%s est maintenant %s (avant : %s)"),
+            ("en", "%s is now %s (was: %s)"),
+        ):
+            with translation.override(language):
+                labels = [str(Role(value).label).lower() for value in (role, before)]
+                texts.append(said % (membership.user.username, *labels))
+        draft = audit.Draft(
+            kind=EntryKind.CHANGE,
+            action="membership_role_set",
+            game_time=campaign.clock,
+            field=MEMBER_ROLE_FIELD,
+            before=before,
+            after=role,
+            text_fr=texts[0],
+            text_en=texts[1],
+            visibility="everyone",
+        )
+        entries = audit.append(campaign=campaign, actor=actor, drafts=[draft])
+        publish(campaign.pk, [], entries[-1].pk)
+    return entries

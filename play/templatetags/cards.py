@@ -1,8 +1,13 @@
 """Template tags for cards (play/cards.py caches their HTML) and game time."""
 
+from datetime import timedelta
+
 from django import template
 from django.middleware.csrf import get_token
+from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.utils.timesince import timesince
+from django.utils.translation import gettext as _
 
 from characters.models import Character
 from journal.texts import game_time as game_time_text
@@ -93,3 +98,12 @@ def fight_strip(context, characters=None):
         and (wanted is None or c.character.pk in wanted)
     ]
     return {"fight": fight, "mine": mine}
+
+
+@register.filter
+def ago(moment) -> str:
+    """ "à l’instant" under a minute (timesince alone says "il y a 0 minute"), else "il y a
+    3 minutes"."""
+    if timezone.now() - moment < timedelta(minutes=1):
+        return _("just now")
+    return _("%(when)s ago") % {"when": timesince(moment)}

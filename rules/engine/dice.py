@@ -98,10 +98,12 @@ class ScriptedDice:
 
     def draw(self, sides: int) -> int:
         if self._next >= len(self._values):
-            raise DiceScriptExhausted(
+            missing = DiceScriptExhausted(
                 f"Il manque une valeur de dé (D{sides}) : toutes les valeurs saisies ont servi.",
                 f"A die value (D{sides}) is missing: every typed-in value has been used.",
             )
+            missing.sides = sides
+            raise missing
         value = self._values[self._next]
         if not 1 <= value <= sides:
             raise DieValueOutOfRange(

@@ -32,6 +32,7 @@ class DiceScriptExhausted(RuleError):
     """A scripted (typed-in) dice source was asked for more dice than it holds."""
 
     code = "dice_script_exhausted"
+    sides = 0  # the die still wanted (D6: 6), so a form can ask for that die alone
 
 
 class DieValueOutOfRange(RuleError):

@@ -40,7 +40,7 @@ from .state import (
     Sequel,
     Vital,
 )
-from .text import VITAL_TEXT, count_fr
+from .text import VITAL_TEXT, count_fr, number_fr
 
 HOUR = timedelta(hours=1)
 _TIMERS = ("coma_due", "next_coma_hour", "stabilised_at", "last_wake_try", "wake_tries_from")
@@ -175,10 +175,10 @@ def apply_damage(
     after = character.pv - taken
     damage_fr = count_fr(amount, "dégât", "dégâts")
     if ignores_pa:
-        fr = f"{damage_fr} (PA ignorés) ; PV {character.pv} → {after}"
+        fr = f"{damage_fr} (PA ignorés) ; PV {number_fr(character.pv)} → {number_fr(after)}"
         en = f"{amount} damage (ignores PA); PV {character.pv} → {after}"
     else:
-        fr = f"{damage_fr} − {pa} PA = {taken} ; PV {character.pv} → {after}"
+        fr = f"{damage_fr} − {pa} PA = {taken} ; PV {number_fr(character.pv)} → {number_fr(after)}"
         en = f"{amount} damage − {pa} PA = {taken}; PV {character.pv} → {after}"
     draft.say(rule_id, fr, en, key)
     if taken:
@@ -222,7 +222,8 @@ def heal(
     after = capped(character.pv, amount, character.pv_max)
     draft.say(
         "R1",
-        f"soins {amount} ; PV {character.pv} → {after} (max {character.pv_max})",
+        f"soins {amount} ; PV {number_fr(character.pv)} → {number_fr(after)} "
+        f"(max {character.pv_max})",
         f"healing {amount}; PV {character.pv} → {after} (max {character.pv_max})",
         key,
     )

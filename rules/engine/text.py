@@ -71,8 +71,9 @@ def number_en(value: float) -> str:
 
 
 def number_fr(value: float) -> str:
-    """ "8", "7,5": French writes a decimal comma."""
-    return number_en(value).replace(".", ",")
+    """ "8", "7,5", "−3": French writes a decimal comma, and the minus sign (−) before a
+    negative number, as in "2 − 1"."""
+    return number_en(value).replace(".", ",").replace("-", "−")
 
 
 def hours_text(hours: float) -> tuple[str, str]:

@@ -434,3 +434,29 @@ def test_r26_remove_a_condition_offers_only_those_the_character_has_with_their_c
         url_for(world, "remove_condition"), body(world, "remove_condition", kind="paralyse")
     )
     assert response.status_code == 400 and db_state() == before
+
+
+def test_r13_a_waking_try_with_physical_dice_asks_for_the_d6_once_the_d20_made_it_due(
+    gm_client, world
+):
+    put(world.pc, pv=-2, vital="stabilised", stabilised_at=T0)
+    before = db_state()
+    # The D20 alone, as the table throws it: a success wants the sequel's D6 next.
+    response = gm_client.post(url_for(world, "wake"), body(world, "wake", dice="15"), **HTMX)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "Les règles demandent maintenant un D6" in page
+    assert 'value="15"' in page  # what was thrown stays in the field
+    assert "Il manque une valeur de dé" not in page
+    assert db_state() == before
+    response = gm_client.post(url_for(world, "wake"), body(world, "wake", dice="15, 2"), **HTMX)
+    assert response.status_code == 200
+    assert Character.objects.get(pk=world.pc.pk).vital == "up"
+
+
+def test_r13_a_failed_waking_try_takes_the_d20_alone(gm_client, world):
+    put(world.pc, pv=-2, vital="stabilised", stabilised_at=T0)
+    response = gm_client.post(url_for(world, "wake"), body(world, "wake", dice="1"), **HTMX)
+    assert response.status_code == 200
+    assert Character.objects.get(pk=world.pc.pk).vital == "stabilised"
+    assert AuditEntry.objects.filter(campaign=world.campaign, kind="roll").count() == 1

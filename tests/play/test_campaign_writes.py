@@ -99,3 +99,47 @@ def test_the_last_gm_cannot_leave_and_nothing_is_written(gm_client, world):
     assert response.status_code == 409
     assert Membership.objects.filter(pk=world.gm_membership.pk).exists()
     assert not AuditEntry.objects.filter(campaign=world.campaign).exists()
+
+
+def role_entries(campaign):
+    return AuditEntry.objects.filter(campaign=campaign, action="membership_role_set")
+
+
+def test_the_gm_names_another_gm_then_may_leave(gm_client, world):
+    url = reverse("member_role", args=[world.campaign.pk, world.player_membership.pk])
+    response = gm_client.post(url, {"role": "gm"})
+    assert response.status_code == 302
+    assert Membership.objects.get(pk=world.player_membership.pk).role == "gm"
+    entry = role_entries(world.campaign).get()
+    assert (entry.before, entry.after, entry.actor_id) == ("player", "gm", world.gm.pk)
+    assert entry.text_fr == f"{world.player.username} est maintenant meneur de jeu (avant : joueur)"
+    assert entry.visibility == "everyone"
+    assert verify_chain(Campaign.objects.get(pk=world.campaign.pk)) is None
+    # The former only GM may now leave; the campaign keeps its new GM.
+    assert gm_client.post(reverse("leave", args=[world.campaign.pk])).status_code == 302
+    assert not Membership.objects.filter(pk=world.gm_membership.pk).exists()
+
+
+def test_the_only_gm_cannot_be_made_a_player_and_nothing_is_written(gm_client, world):
+    url = reverse("member_role", args=[world.campaign.pk, world.gm_membership.pk])
+    response = gm_client.post(url, {"role": "player"})
+    assert response.status_code == 400
+    assert "nommez d’abord un autre MJ" in response.content.decode()
+    assert Membership.objects.get(pk=world.gm_membership.pk).role == "gm"
+    assert not role_entries(world.campaign).exists()
+
+
+def test_a_role_that_is_not_one_is_refused_with_a_message(gm_client, world):
+    url = reverse("member_role", args=[world.campaign.pk, world.player_membership.pk])
+    response = gm_client.post(url, {"role": "admin"})
+    assert response.status_code == 400
+    assert "Choisissez un rôle" in response.content.decode()
+    assert Membership.objects.get(pk=world.player_membership.pk).role == "player"
+    assert not role_entries(world.campaign).exists()
+
+
+def test_the_members_page_offers_the_gm_a_role_change(gm_client, player_client, world):
+    url = reverse("members", args=[world.campaign.pk])
+    role_url = reverse("member_role", args=[world.campaign.pk, world.player_membership.pk])
+    assert role_url in gm_client.get(url).content.decode()
+    assert "/role/" not in player_client.get(url).content.decode()

@@ -101,7 +101,7 @@ def test_a_row_holds_name_state_numbers_quick_actions_and_conditions(gm_client, 
     assert '<li data-missing="spend_flux">' in row
     assert "Gêné" in text
     assert f'hx-get="/c/{campaign.pk}/characters/{pc.pk}/card/?view=compact"' in row
-    assert 'name="visibility"' in row and '<option value="gm">MJ seul</option>' in row
+    assert 'name="visibility"' in row and '<option value="gm">MJ uniquement</option>' in row
 
 
 def test_a_row_shows_what_is_left_in_the_running_fight(gm_client, campaign, pc, npc):
