@@ -12,8 +12,8 @@ from playwright.sync_api import expect
 
 from campaign.models import PartyVisibility
 from characters.models import Character, Kind
-from tests.e2e.test_fight import PHONE, Gate, _context, open_quiet_dashboard
-from tests.e2e.test_gm_session import NO_RELOAD
+from tests.e2e.pages import NO_RELOAD, PHONE, Gate, open_quiet_dashboard
+from tests.e2e.pages import open_context as _context
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -5,13 +5,10 @@ however far the page was scrolled; the result still appears and takes the focus.
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e import test_gm_session as session
-from tests.e2e.test_gm_session import NO_RELOAD
+from tests.e2e.pages import NO_RELOAD
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-debug = session.debug
-session_page = session.session_page
 PLACE = """(id) => {
   const card = document.getElementById("character-" + id);
   const at = (el) => Math.round(el.getBoundingClientRect().top);

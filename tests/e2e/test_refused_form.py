@@ -6,8 +6,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from tests.e2e.pages import log_in
-from tests.e2e.test_gm_session import HTMX_ERRORS, NO_RELOAD
+from tests.e2e.pages import HTMX_ERRORS, NO_RELOAD, log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
