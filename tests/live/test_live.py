@@ -441,7 +441,7 @@ def test_a_change_announces_the_cards_the_page_shows_and_their_html_follows(worl
     assert list(cards["data"]) == [world.pc.pk]
     card = cards["data"][world.pc.pk]
     world.pc.refresh_from_db()
-    assert f'id="character-{world.pc.pk}" data-version="{world.pc.version}"' in card
+    assert re.search(rf'id="character-{world.pc.pk}"\s+data-version="{world.pc.version}"', card)
     assert f"{world.pc.pv} / {world.pc.pv_max}" in card
     # This stream's CSRF field, never the cache's placeholder; the GM's quick actions are there.
     assert TOKEN in card and "placeholder" not in card
