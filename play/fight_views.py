@@ -33,7 +33,7 @@ from characters.models import Character
 from journal.texts import explanation, rule_message
 from play import parts, selectors, services
 from play.actions import DiceField
-from play.views import action_fragments
+from play.views import action_fragments, dashboard_characters
 from rules.engine import RuleError
 
 # The turn is announced at the table: everyone sees the fight's entries, so that every phone
@@ -121,6 +121,7 @@ def _refused(request, membership, message: str):
     campaign = _fresh(membership.campaign_id)
     context = {"campaign": campaign, "membership": membership, "fight_error": message}
     if _from_dashboard(request):
+        context["fight_section"] = selectors.fight_section(campaign)
         return render(request, "play/_fight_refused.html", context, status=400)
     if membership.is_gm:
         return _dashboard_page(request, membership, context)
@@ -129,7 +130,7 @@ def _refused(request, membership, message: str):
 
 def _dashboard_page(request, membership, context):
     context["log_entries"] = selectors.latest_entries(membership)
-    context["characters"] = selectors.characters_for_cards(context["campaign"])
+    context |= dashboard_characters(context["campaign"])
     context["view"] = membership.dashboard_view
     context["views"] = DashboardView.choices
     return render(request, "play/dashboard.html", context, status=400)

@@ -84,7 +84,9 @@ def sheet_response(
             "conscious": conscious,
             "conscious_vitals": " ".join(CONSCIOUS),
             # The fight strip shows this character only (R33); a refused spend says why there.
-            "fight_characters": [character],
+            "fight_strip": None
+            if membership.is_gm
+            else selectors.fight_strip(campaign, membership, [character]),
             "fight_error": fight_error,
             # The live roll feed (journal/feed.py): what this member may see of the log.
             "feed": feed(membership, character),

@@ -10,6 +10,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Campaign, Visibility
+from campaign.permissions import can_roll_for
 from characters.models import Character
 from characters.state import character_state, ruleset_for
 from journal import standing
@@ -225,6 +226,65 @@ def fight_view(campaign: Campaign, rows=None) -> FightView | None:
 def fight_candidates(rows) -> list[Character]:
     """Who may be put in a fight: every character but the dead (R33: `require_alive`)."""
     return [row for row in rows if row.vital != "dead"]
+
+
+@dataclass(frozen=True)
+class FightSection:
+    """What the GM's fight section shows (R33): the running fight, or who may start one."""
+
+    fight: FightView | None
+    candidates: list[Character]
+    # R9/R33: the next turn ends a round that moves the clock (its length): the rolls due in
+    # it (R11, R13) may be typed in, so the next-turn form takes dice.
+    rounds_roll: bool
+
+
+def fight_section(campaign: Campaign, rows=None) -> FightSection:
+    """The fight section of `campaign`. `rows`: the campaign's characters as
+    `characters_for_cards` reads them, if the page has read them already (the dashboard's
+    cards), so that the section costs no query of its own; without them, an action's answer
+    redraws the section with one light read."""
+    fight = fight_view(campaign, rows)
+    candidates = []
+    if fight is None:
+        if rows is None:
+            rows = (
+                Character.objects.filter(campaign=campaign)
+                .order_by("kind", "name", "pk")
+                .only("pk", "name", "kind", "vital")
+            )
+        candidates = fight_candidates(rows)
+    rounds_roll = bool(
+        campaign.fight
+        and campaign.round_seconds > 0
+        and not engine.Fight.from_json(campaign.fight).waiting
+    )
+    return FightSection(fight=fight, candidates=candidates, rounds_roll=rounds_roll)
+
+
+@dataclass(frozen=True)
+class FightStrip:
+    """The fight as a player's page shows it: the running fight, and the viewer's own
+    combatants, each with whether they may spend its actions and reflexes (R9)."""
+
+    fight: FightView | None
+    mine: list[tuple[Combatant, bool]]
+
+
+def fight_strip(campaign: Campaign, membership, characters=None, rows=None) -> FightStrip:
+    """`characters`: the viewer's combatants to show (all theirs when None); `rows`: as for
+    `fight_view`."""
+    fight = fight_view(campaign, rows)
+    if fight is None:
+        return FightStrip(fight=None, mine=[])
+    wanted = None if characters is None else {c.pk for c in characters}
+    mine = [
+        (c, can_roll_for(membership, c.character))
+        for c in fight.combatants
+        if c.character.owner_id == membership.user_id
+        and (wanted is None or c.character.pk in wanted)
+    ]
+    return FightStrip(fight=fight, mine=mine)
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,7 @@ def action_fragments(request, membership, result, *, slot, lines, closed_panel=N
         "closed_panel": closed_panel,
         "parts": shown,
         "log_entries": selectors.latest_entries(membership) if shown.log else [],
+        "fight_section": selectors.fight_section(campaign) if shown.fight else None,
     }
 
 
@@ -322,14 +323,16 @@ def campaign_detail(request, campaign_id):
     if membership.is_gm:
         return _dashboard(request, membership)
     rows = list(selectors.characters_for_cards(campaign))
+    own = [c for c in rows if c.owner_id == request.user.pk]
     return render(
         request,
         "play/player_home.html",
         {
             "campaign": campaign,
             "membership": membership,
-            "own": [c for c in rows if c.owner_id == request.user.pk],
+            "own": own,
             "party": selectors.party_for(membership, rows),
+            "fight_strip": selectors.fight_strip(campaign, membership, own, rows=rows),
         },
     )
 
@@ -351,6 +354,7 @@ def dashboard_response(request, membership, *, status=200, proposal_error=None):
     if target == parts.PARTY_BAR:
         return render(request, "play/dashboard.html#party-bar", context)
     if target == parts.FIGHT_PART:
+        context["fight_section"] = selectors.fight_section(campaign)
         return render(request, "play/_fight.html", context)
     error_for, error = proposal_error or (None, None)
     context |= parts.proposals_list(campaign, error_for=error_for, error=error)
@@ -359,10 +363,16 @@ def dashboard_response(request, membership, *, status=200, proposal_error=None):
     context["log_entries"] = selectors.latest_entries(membership)
     if target == parts.LOG:
         return render(request, "play/dashboard.html#log", context)
-    context["characters"] = selectors.characters_for_cards(campaign)
+    context |= dashboard_characters(campaign)
     context["view"] = membership.dashboard_view
     context["views"] = DashboardView.choices
     return render(request, "play/dashboard.html", context, status=status)
+
+
+def dashboard_characters(campaign) -> dict:
+    """The dashboard's characters and its fight section, drawn from the same rows (one read)."""
+    rows = selectors.characters_for_cards(campaign)
+    return {"characters": rows, "fight_section": selectors.fight_section(campaign, rows)}
 
 
 @login_required
