@@ -90,10 +90,31 @@
     say(button.textContent.trim());
   }
 
+  // The hx-target an element's request goes to, as htmx reads it: its own, or the nearest
+  // ancestor's, unless an ancestor on the way keeps its attributes to itself (hx-disinherit).
+  // The cards and rows set it once on their list of links. "this" names the element that says it.
+  function targetOf(el) {
+    for (var node = el; node && node.getAttribute; node = node.parentElement) {
+      if (node !== el) {
+        var kept = (node.getAttribute("hx-disinherit") || "").split(" ");
+        if (kept.indexOf("*") >= 0 || kept.indexOf("hx-target") >= 0) return null;
+      }
+      var target = node.getAttribute("hx-target");
+      if (target === null) continue;
+      return target === "this" ? (node.id ? "#" + node.id : null) : target;
+    }
+    return null;
+  }
+
+  function panelTarget(el) {
+    var target = targetOf(el);
+    return target && /^#panel-/.test(target) ? target.replace(/^#/, "") : null;
+  }
+
   function openPanel(slot, action) {
     var link = control(slot, action);
     if (!link) return unavailable();
-    var target = link.getAttribute("hx-target");
+    var target = targetOf(link);
     if (target) openers[target.replace(/^#/, "")] = slot;
     link.click();
   }
@@ -174,8 +195,9 @@
   // own click, not trusted, keeps the card's slot).
   document.addEventListener("click", function (event) {
     if (!event.isTrusted || !event.target.closest) return;
-    var link = event.target.closest('a[hx-target^="#panel-"]');
-    if (link) openers[link.getAttribute("hx-target").replace(/^#/, "")] = link;
+    var link = event.target.closest("a[hx-get]");
+    var panel = link && panelTarget(link);
+    if (panel) openers[panel] = link;
   }, true);
 
   // A panel emptied by an answer aimed at it (Escape or its Cancel link): focus goes back to
