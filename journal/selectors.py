@@ -173,6 +173,11 @@ class SessionGroup:
     days: list[DayGroup] = field(default_factory=list)
 
 
+def latest_session(campaign_id: int) -> PlaySession | None:
+    """The campaign's latest play session, if it has had one."""
+    return PlaySession.objects.filter(campaign_id=campaign_id).first()
+
+
 def sessions_covering(campaign_id: int, entries: list[AuditEntry]) -> list[PlaySession]:
     """The play sessions the entries fall in, latest first (two small indexed queries)."""
     if not entries:

@@ -198,3 +198,68 @@ def test_the_check_sees_a_lazy_import_cycle(tmp_path):
         },
     )
     assert import_cycles(modules) == [["journal.a", "journal.b"]]
+
+
+# A template tag renders what its view gives it: the reads (models, managers, the database)
+# and the permission checks are the selectors' and the views', where the queries are counted.
+TAG_FORBIDDEN = {"models", "managers", "permissions"}
+
+
+def template_tag_modules(root: Path = ROOT) -> list[Path]:
+    return sorted(
+        path for package in LAYERS for path in (root / package).rglob("templatetags/*.py")
+    )
+
+
+def tag_module_reads(path: Path) -> list[str]:
+    """What a template tag module does that only a selector or a view may: import a models,
+    managers or permissions module (or a name from one), or django.db; read `.objects`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            dot = "." if node.module else ""
+            names = [module] + [f"{module}{dot}{alias.name}" for alias in node.names]
+        else:
+            names = []
+            if isinstance(node, ast.Attribute) and node.attr == "objects":
+                found.append(f"line {node.lineno} reads .objects")
+        for name in names:
+            parts = name.replace(".", " ").split()
+            if parts[:2] == ["django", "db"] or TAG_FORBIDDEN & set(parts):
+                found.append(f"line {node.lineno} imports {name}")
+                break
+    return found
+
+
+def test_no_template_tag_reads_the_database_or_checks_a_permission():
+    modules = template_tag_modules()
+    assert ROOT / "play" / "templatetags" / "cards.py" in modules
+    wrong = [f"{p.relative_to(ROOT)}: {line}" for p in modules for line in tag_module_reads(p)]
+    assert not wrong, "Template tags that query or check permissions:\n" + "\n".join(wrong)
+
+
+def test_the_tag_check_sees_models_managers_permissions_and_objects(tmp_path):
+    planted = {
+        "a.py": "from characters.models import Character\n",
+        "b.py": "def f():\n    from campaign.permissions import can_roll_for\n",
+        "c.py": "from . import models\n",
+        "d.py": "from django.db.models import Q\n",
+        "e.py": "def f(x):\n    return x.objects.all()\n",
+        "f.py": "import journal.managers\n",
+        "g.py": "from play.cards import card_html\nfrom django import template\n",
+    }
+    for name, text in planted.items():
+        (tmp_path / name).write_text(text)
+    found = {name: tag_module_reads(tmp_path / name) for name in planted}
+    assert found == {
+        "a.py": ["line 1 imports characters.models"],
+        "b.py": ["line 2 imports campaign.permissions"],
+        "c.py": ["line 1 imports .models"],
+        "d.py": ["line 1 imports django.db.models"],
+        "e.py": ["line 2 reads .objects"],
+        "f.py": ["line 1 imports journal.managers"],
+        "g.py": [],
+    }

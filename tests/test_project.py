@@ -247,3 +247,21 @@ def test_the_favicon_is_the_apps_icon_never_a_404(client):
     assert client.get(response["Location"]).status_code == 200
     login = client.get("/accounts/login/").content.decode()
     assert f'<link rel="icon" href="{static("icons/icon.svg")}" type="image/svg+xml">' in login
+
+
+# Templates read like the code: a tag's attributes go on lines of their own rather than on one
+# line past the screen. The dashboard's card and row (and their quick actions) hold to it; the
+# other templates of play/ join the list as they are wrapped.
+LONGEST_TEMPLATE_LINE = 160
+SHORT_LINED = ("_card.html", "_row.html", "_quick_actions.html")
+
+
+@pytest.mark.parametrize("name", SHORT_LINED)
+def test_the_cards_templates_have_no_line_over_160_characters(name):
+    path = BASE_DIR / "templates" / "play" / name
+    long = [
+        f"{name}:{number}: {len(line)} characters"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if len(line) > LONGEST_TEMPLATE_LINE
+    ]
+    assert long == []

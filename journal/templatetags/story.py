@@ -5,7 +5,7 @@ read them through these tags, for the `membership` of the page's context."""
 from django import template
 
 from journal.charts import character_chart, chartable_characters, party_charts
-from journal.models import PlaySession
+from journal.selectors import latest_session as latest_session_of
 from journal.stats import dice_story
 
 register = template.Library()
@@ -34,5 +34,4 @@ def chart_for(context, character_id, session=None):
 
 @register.simple_tag(takes_context=True)
 def latest_session(context):
-    membership = context["membership"]
-    return PlaySession.objects.filter(campaign_id=membership.campaign_id).first()
+    return latest_session_of(context["membership"].campaign_id)
