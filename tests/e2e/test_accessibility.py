@@ -46,7 +46,7 @@ def table_in_play():
     gm = campaign.memberships.get(role=Role.GM).user
     aveline, bastien, corentin = who["Aveline"], who["Bastien"], who["Corentin"]
     run(campaign, gm, "damage", {"amount": "3", "cause": "une flèche"}, character=aveline)
-    run(campaign, gm, "damage", {"amount": "2"}, character=aveline, visibility="gm")
+    run(campaign, gm, "damage", {"amount": "5"}, character=aveline, visibility="gm")
     check = {"stat": "INS", "skill": "Guet", "difficulty": "12"}
     run(campaign, gm, "check", check, character=aveline, typed=[14], visibility="gm")  # sealed
     run(campaign, gm, "damage", {"amount": "15"}, character=corentin, typed=[1])
