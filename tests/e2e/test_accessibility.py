@@ -3,11 +3,12 @@ table uses, in light and dark, on the GM's screen (1440 x 900) and a phone (390 
 serious or critical violation, and no landmark that shares its role and name with another
 (the cards' and rows' « Autres actions » were one each).
 
-The pages: the dashboard in both views (cards, compact), a character's sheet as the GM and as
-its player, the history and the members page. The table is the demo's, in play, so that what
-marks a page is on it when axe reads it: a fight running (its turn highlighted), a character
-in a coma, a GM-only change and a sealed roll in the log and the sheet's feed, a roll waiting
-for a player, a proposal waiting for the GM, an open invitation.
+The pages: the dashboard in both views (cards, compact), also mid-action (a quick action's
+result, an action's form, a row's menu open), a character's sheet as the GM and as its player,
+the history and the members page. The table is the demo's, in play, so that what marks a page
+is on it when axe reads it: a fight running (its turn highlighted), a character in a coma, a
+GM-only change and a sealed roll in the log and the sheet's feed, a roll waiting for a player,
+a proposal waiting for the GM, an open invitation.
 
 Each page is loaded once per screen and read in both themes, switched in place (the stylesheet
 follows `prefers-color-scheme`). DEBUG on at both sizes; production settings (hashed static
@@ -39,7 +40,7 @@ DEMO_PASSWORD = "demo"  # play/management/commands/seed_demo.py
 
 
 def table_in_play():
-    """The demo campaign a few minutes into play. Returns it and Aveline, alice's character."""
+    """The demo campaign a few minutes into play. Returns it and its characters by name."""
     call_command("seed_demo", stdout=io.StringIO())
     campaign = Campaign.objects.get(name="Les Ruines d’Ysmir")
     who = {c.name: c for c in Character.objects.filter(campaign=campaign)}
@@ -62,7 +63,7 @@ def table_in_play():
         note="Un sort de lumière.",
     )
     Invitation.objects.create(campaign=campaign, role=Role.PLAYER, created_by=gm)
-    return campaign, aveline
+    return campaign, who
 
 
 def landmark_twins(page) -> list[str]:
@@ -79,7 +80,8 @@ def landmark_twins(page) -> list[str]:
 def test_axe_finds_no_serious_violation_on_the_tables_pages(
     screen, debug, browser, live_server, console_errors, artifacts
 ):
-    campaign, aveline = table_in_play()
+    campaign, who = table_in_play()
+    aveline, bastien = who["Aveline"], who["Bastien"]
     base = live_server.url
     mode = f"{screen}-debug-{'on' if debug else 'off'}"
     found: dict[str, list[str]] = {}
@@ -110,9 +112,19 @@ def test_axe_finds_no_serious_violation_on_the_tables_pages(
     expect(page.get_by_test_id("card")).to_have_count(4)
     expect(page.locator("#roll-log .gm-only .tag").first).to_have_text("MJ uniquement")
     read(page, "dashboard-cards")
+    # Mid-action: a quick action's result (its explanation, its undo) and an action's form.
+    card = page.locator(f"#character-{bastien.pk}")
+    card.get_by_role("button", name="Dégâts", exact=True).click()
+    expect(page.locator(f"#result-{bastien.pk} .explanation")).to_be_visible()
+    page.locator(f"#character-{aveline.pk}").get_by_role("link", name="Test", exact=True).click()
+    expect(page.locator(f"#panel-{aveline.pk} form")).to_be_visible()
+    read(page, "dashboard-cards-acting")
     page.locator("button[data-view=compact]").click()
     expect(page.get_by_test_id("row")).to_have_count(4)
     read(page, "dashboard-compact")
+    page.locator(f"#character-{bastien.pk} .row-menu > summary").click()
+    expect(page.locator(f"#character-{bastien.pk} .row-menu .menu")).to_be_visible()
+    read(page, "dashboard-compact-menu")
     page.goto(f"{base}/c/{campaign.pk}/characters/{aveline.pk}/")
     expect(page.locator("#feed .gm-only").first).to_be_visible()
     read(page, "sheet-gm")
