@@ -2,6 +2,7 @@
 
 import re
 import threading
+from pathlib import Path
 
 from django.urls import reverse
 from playwright.sync_api import expect
@@ -47,6 +48,37 @@ def log_in(page, base_url: str, username: str, password: str = PASSWORD) -> None
     page.fill("input[name=password]", password)
     page.click("main form button[type=submit]")
     page.wait_for_url(f"{base_url}/")
+
+
+AXE = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
+SERIOUS = ("serious", "critical")
+
+
+def axe_violations(page, impacts=SERIOUS, rules=None) -> list[str]:
+    """axe-core's violations on the page as it is: those of `impacts` (every one when None),
+    of all rules or of `rules` only; each with its first elements and, for a contrast, the
+    colours axe measured. Injected through the DevTools protocol, which the page's CSP does not
+    govern, once per document."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text(encoding="utf-8"))
+    options = {"resultTypes": ["violations"]}
+    if rules:
+        options["runOnly"] = {"type": "rule", "values": rules}
+    result = page.evaluate("async options => (await axe.run(options)).violations", options)
+    return [
+        f"{v['id']} ({v['impact']}): {', '.join(_axe_node(n) for n in v['nodes'][:4])}"
+        f"{f' (+{len(v["nodes"]) - 4})' if len(v['nodes']) > 4 else ''}"
+        for v in result
+        if impacts is None or v["impact"] in impacts
+    ]
+
+
+def _axe_node(node) -> str:
+    data = next((c.get("data") for c in node["any"] if isinstance(c.get("data"), dict)), None)
+    where = " ".join(node["target"])
+    if data and "contrastRatio" in data:
+        return f"{where} [{data['fgColor']} on {data['bgColor']}, {data['contrastRatio']}:1]"
+    return where
 
 
 class Table:
@@ -146,7 +178,9 @@ class Gate:
             route.fulfill(json=EMPTY_POLL)
 
 
-def open_context(browser, live_server, console_errors, viewport, username, **options):
+def open_context(
+    browser, live_server, console_errors, viewport, username, *, password=PASSWORD, **options
+):
     context = browser.new_context(viewport=viewport, locale="fr-FR", **options)
     context.add_init_script(HTMX_ERRORS)
     # The log's seal, which live.js checks after each change, is tests/e2e/test_seals.py's:
@@ -156,7 +190,7 @@ def open_context(browser, live_server, console_errors, viewport, username, **opt
         f"{live_server.url}/c/*/history/seal.json**", lambda route: route.fulfill(json={})
     )
     page = console_errors(context.new_page())
-    log_in(page, live_server.url, username)
+    log_in(page, live_server.url, username, password)
     return context, page
 
 

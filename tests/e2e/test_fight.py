@@ -103,22 +103,16 @@ def test_r33_a_gm_runs_a_fight_and_the_player_follows_their_turn(
     table.check("Isaure moved up")
 
     # The Vicomte spends an action and a reflex, one tap each.
-    table.row(npc).get_by_role(
-        "button", name="Dépenser une action\u00a0: Le Vicomte masque"
-    ).click()
+    table.row(npc).get_by_role("button", name="−1 action\u00a0: Le Vicomte masque").click()
     expect(table.row(npc).get_by_test_id("actions-left")).to_have_text("1")
     table.check("an action spent")
-    table.row(npc).get_by_role(
-        "button", name="Dépenser un réflexe\u00a0: Le Vicomte masque"
-    ).click()
+    table.row(npc).get_by_role("button", name="−1 réflexe\u00a0: Le Vicomte masque").click()
     expect(table.row(npc).get_by_test_id("reflexes-left")).to_have_text("0")
     table.check("a reflex spent")
 
     # None left: refused, the message where the GM looks, the page whole.
     table.allowed.append(f"{live_server.url}/c/{campaign.pk}/fight/{npc.pk}/spend/reflex/")
-    table.row(npc).get_by_role(
-        "button", name="Dépenser un réflexe\u00a0: Le Vicomte masque"
-    ).click()
+    table.row(npc).get_by_role("button", name="−1 réflexe\u00a0: Le Vicomte masque").click()
     expect(table.result.get_by_test_id("fight-error")).to_contain_text(
         "Le Vicomte masque n’a plus de réflexe cette manche (manche 1)."
     )

@@ -8,15 +8,13 @@ holds at least 12 actions (6 on the phone), an action opens to show its entries.
 in test-artifacts/. No console or htmx error.
 """
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
 from characters.models import Character
 from journal.models import EntryKind, PlaySession
 from play import services
-from tests.e2e.pages import HTMX_ERRORS, log_in
+from tests.e2e.pages import HTMX_ERRORS, axe_violations, log_in
 from tests.play.steps import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -25,21 +23,6 @@ SCREENS = {
     "laptop": ({"width": 1440, "height": 900}, 12),
     "phone": ({"width": 390, "height": 844}, 6),
 }
-
-AXE = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
-
-
-def axe_violations(page) -> list[str]:
-    """axe-core's serious and critical violations on the page as it is (run through the
-    DevTools protocol, which the page's CSP does not govern)."""
-    page.evaluate(AXE.read_text(encoding="utf-8"))
-    result = page.evaluate("async () => (await axe.run()).violations")
-    return [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}"
-        for v in result
-        if v["impact"] in ("serious", "critical")
-    ]
-
 
 # The actions whose line starts inside the first screen.
 ON_SCREEN = """() => [...document.querySelectorAll('[data-testid=action]')]
