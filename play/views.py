@@ -21,6 +21,9 @@ from play.cards import CARDS, shown_view
 from play.forms import CharacterForm
 from rules.engine import DiceScriptExhausted, RuleError
 
+# The header of a page the service worker may keep for offline reading (live/offline.py).
+OFFLINE_COPY_HEADER = "X-Offline-Copy"
+
 
 def campaign_character(membership, character_id) -> Character:
     return get_object_or_404(
@@ -322,7 +325,7 @@ def campaign_detail(request, campaign_id):
     if membership.is_gm:
         return _dashboard(request, membership)
     rows = list(selectors.characters_for_cards(campaign))
-    return render(
+    response = render(
         request,
         "play/player_home.html",
         {
@@ -332,6 +335,10 @@ def campaign_detail(request, campaign_id):
             "party": selectors.party_for(membership, rows),
         },
     )
+    # A player's « Groupe » is read at the table too: the service worker (live/offline.py)
+    # keeps it offline; the GM's dashboard, at the same address, it does not.
+    response[OFFLINE_COPY_HEADER] = "keep"
+    return response
 
 
 def _dashboard(request, membership):
