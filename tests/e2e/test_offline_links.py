@@ -58,6 +58,13 @@ def test_offline_every_link_of_the_sheet_opens_a_readable_page(
     assert {home, f"/c/{campaign.pk}/history/", f"/c/{campaign.pk}/members/", "/"} <= hrefs
     assert any(href.startswith(f"/c/{campaign.pk}/history/?character=") for href in hrefs)
 
+    # Online, the worker lets every other page through as it is, a redirect included
+    # (APPEND_SLASH sends /history to /history/).
+    page.goto(f"{base}/c/{campaign.pk}/history")
+    expect(page).to_have_url(f"{base}/c/{campaign.pk}/history/")
+    expect(page.get_by_role("heading", name="Historique", exact=True)).to_be_visible()
+    page.goto(f"{base}{sheet}")
+
     context.set_offline(True)
     tried = set()
     for text, href in links:
