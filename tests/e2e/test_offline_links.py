@@ -42,11 +42,12 @@ def test_offline_every_link_of_the_sheet_opens_a_readable_page(
     expect(page.locator("#own-characters")).to_contain_text("Isaure")
     page.get_by_role("link", name="Isaure").click()
     expect(page.get_by_role("heading", name="Isaure", exact=True)).to_be_visible()
-    page.wait_for_function(
-        f"() => ({KEPT}).then(k => k.includes({home!r}) && k.includes({sheet!r})"
-        " && k.includes('/offline/'))",
-        timeout=LIVE_WAIT,
-    )
+    # (wait_for_function does not wait for a promise's value: the caches are read here.)
+    for _ in range(LIVE_WAIT // 250):
+        if {home, sheet, "/offline/"} <= set(page.evaluate(KEPT)):
+            break
+        page.wait_for_timeout(250)
+    assert {home, sheet, "/offline/"} <= set(page.evaluate(KEPT))
     links = page.eval_on_selector_all(
         "a[href]",
         "els => els.filter(a => a.checkVisibility())"
