@@ -117,10 +117,20 @@ class FeedItem:
     toast: str  # why the sheet's numbers moved; "" when this entry is not about them
 
 
+def own_doing(membership, entry: AuditEntry) -> bool:
+    """A player made this entry herself (her roll, a request she answered): her sheet showed
+    its result where she acted, so a toast would say it a second time. (A GM acts from the
+    dashboard, often with a sheet open elsewhere: the toast is news there.)"""
+    return (
+        not membership.is_gm and entry.actor_id is not None and entry.actor_id == membership.user_id
+    )
+
+
 def feed(membership, character, *, size: int = FEED_SIZE) -> list[FeedItem]:
     """The `size` latest entries about `character` that `membership` may see, newest first,
-    with a toast line for those that moved its numbers. A sheet's feed is its character's:
-    the party's entries are the history's."""
+    with a toast line for those that moved its numbers, but for a player's own doing (shown
+    where she did it). A sheet's feed is its character's: the
+    party's entries are the history's."""
     entries = standing.mark(
         membership.campaign_id, visible_entries(membership).filter(character_id=character.pk)[:size]
     )
@@ -131,6 +141,7 @@ def feed(membership, character, *, size: int = FEED_SIZE) -> list[FeedItem]:
             toast_text(entry)
             if entry.character_id == character.pk
             and (entry.kind == "roll" or entry.field in TOAST_FIELDS)
+            and not own_doing(membership, entry)
             else "",
         )
         for entry in entries

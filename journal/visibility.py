@@ -9,7 +9,9 @@ streams and exports. Nothing else filters entries by viewer.
   test, and at which difficulty), and of those (a player's proposals to the GM, whatever the
   campaign's `party_visibility`, only those about their own characters):
   - every entry about their own characters, and every entry about no character (the clock,
-    the scene, the group's hour rest);
+    the scene, the group's hour rest); the entry that took a character from a player counts
+    as about her own character for her (its `before` names her), so that her pages learn she
+    no longer plays it, whatever the campaign shows of others' characters;
   - about other characters, what the campaign's `party_visibility` makes public:
     BARS: every public entry; STATE: only the changes of vital state and conditions (no roll,
     no number); NOTHING: none.
@@ -26,6 +28,7 @@ from journal.models import AuditEntry, EntryKind
 from journal.texts import PROPOSAL_FIELD, REQUEST_FIELD
 
 STATE_FIELDS = ("vital", "conditions")
+OWNER_FIELD = "owner"  # a character's player changed: `before` and `after` are user ids
 
 
 def sees_every_entry(membership: Membership) -> bool:
@@ -91,6 +94,8 @@ class EntryFacts(NamedTuple):
     field: str
     # A sealed roll's commitment (journal/sealing.py), which players are told of; else None.
     commitment: str | None = None
+    # An owner change's former owner (its `before`), who is told of it; else None.
+    former_owner_id: int | None = None
 
 
 def entry_facts(entries: QuerySet[AuditEntry]) -> list[EntryFacts]:
@@ -104,8 +109,14 @@ def entry_facts(entries: QuerySet[AuditEntry]) -> list[EntryFacts]:
         "kind",
         "field",
         "roll__seal__commitment",
+        "before",
     )
-    return [EntryFacts(*row) for row in rows]
+    return [EntryFacts(*row[:-1], former_owner(row[6], row[-1])) for row in rows]
+
+
+def former_owner(field: str, before) -> int | None:
+    """The user an owner change took the character from (its `before`), else None."""
+    return before if field == OWNER_FIELD and isinstance(before, int) else None
 
 
 def is_sealed(entry: EntryFacts) -> bool:
@@ -123,8 +134,10 @@ def sees_entry(membership: Membership, entry: EntryFacts) -> bool:
     with `player_filter` (tests/journal/test_visibility.py holds them side by side)."""
     if sees_every_entry(membership):
         return True
-    own = entry.character_id is None or (
-        entry.owner_id is not None and entry.owner_id == membership.user_id
+    own = (
+        entry.character_id is None
+        or (entry.owner_id is not None and entry.owner_id == membership.user_id)
+        or entry.former_owner_id == membership.user_id
     )
     asked_of_them = entry.field == REQUEST_FIELD and entry.character_id is not None and own
     if entry.visibility != Visibility.EVERYONE and not is_sealed(entry) and not asked_of_them:
@@ -152,7 +165,11 @@ def player_filter(membership: Membership) -> Q:
     party = membership.campaign.party_visibility
     if party == PartyVisibility.BARS:
         return public
-    own = Q(character__owner_id=membership.user_id) | Q(character__isnull=True)
+    own = (
+        Q(character__owner_id=membership.user_id)
+        | Q(character__isnull=True)
+        | Q(field=OWNER_FIELD, before=membership.user_id)
+    )
     if party == PartyVisibility.STATE:
         return public & (own | Q(kind="change", field__in=STATE_FIELDS))
     return public & own

@@ -4,9 +4,12 @@ registers it from the sheet).
 Served by this view at the site's root (`/sw.js`), not from /static/: a worker controls only
 the pages under its own address, and the sheets are under /c/. A template, so that it names
 the static files as `{% static %}` does (hashed names under DEBUG off) and the pages' address
-under the script prefix. It caches the sheet pages it is asked to keep and the static files,
-and answers from that cache only when the network fails; it never touches a POST, so nothing
-is queued for later.
+under the script prefix. It caches the sheet pages it is asked to keep, a player's « Groupe »
+page (whose answer carries `KEEP_HEADER`: the GM's dashboard has the same address and is not
+kept), the static files and the offline page (`offline_page`), and answers from that cache only
+when the network fails: any other page then gets the offline page, which says the page needs
+the connection and links to the pages kept, rather than the browser's error page. It never
+touches a POST, so nothing is queued for later.
 
 CACHE_VERSION: raise it when the worker's way of caching changes; the cache's name also
 carries a digest of the static files' names, so a deployment with new files starts a new
@@ -22,11 +25,15 @@ import re
 from django.contrib.staticfiles.storage import staticfiles_storage
 from django.shortcuts import render
 from django.templatetags.static import static
-from django.urls import get_script_prefix
+from django.urls import get_script_prefix, reverse
 from django.views.decorators.http import require_GET
 
-CACHE_VERSION = 1
+from play.views import OFFLINE_COPY_HEADER
+
+CACHE_VERSION = 2
 CACHE_PREFIX = "chroniqueur-sheet-"
+# The header a page answers with when the worker may keep it (a player's « Groupe » page).
+KEEP_HEADER = OFFLINE_COPY_HEADER
 
 # What a sheet needs to show and follow the game: kept at install.
 ASSETS = (
@@ -75,6 +82,10 @@ def service_worker(request):
             "assets": json.dumps(urls),
             # The sheet pages (play/urls.py "character"), under the script prefix.
             "pages": json.dumps("^" + re.escape(prefix) + r"c/\d+/characters/\d+/$"),
+            # A campaign's page: a player's « Groupe », kept when it answers with KEEP_HEADER.
+            "homes": json.dumps("^" + re.escape(prefix) + r"c/\d+/$"),
+            "keep_header": json.dumps(KEEP_HEADER),
+            "offline": json.dumps(reverse("offline_page")),
             # The storage's base, not static(""): the manifest has no entry for "" (DEBUG off).
             "static_prefix": json.dumps(staticfiles_storage.base_url),
         },
@@ -84,3 +95,11 @@ def service_worker(request):
     response["Cache-Control"] = "no-cache"
     response["Service-Worker-Allowed"] = prefix
     return response
+
+
+@require_GET
+def offline_page(request):
+    """The page the service worker shows for a page opened offline that it has not kept: kept
+    at its install, with the links to the pages kept filled in by the worker. No script, no
+    form and nothing of the user: it is the same for whoever is logged in."""
+    return render(request, "live/offline.html")

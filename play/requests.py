@@ -353,6 +353,9 @@ class RequestLine:
     odds: Odds | None = None
     result: str = ""
     closer: str = ""
+    # Answered by the character's own player: her phone showed the result under the card
+    # when she rolled it (and her feed keeps it), so her card does not say it again.
+    by_owner: bool = False
 
     @property
     def sealed(self) -> bool:
@@ -409,6 +412,11 @@ def card_requests(character: Character, campaign: Campaign, lang: int) -> tuple:
         else:
             closer = request.closed_by.get_username() if request.closed_by_id else "—"
             result = (request.result_fr, request.result_en)[lang]
-            line = replace(line, result=result, closer=closer)
+            by_owner = (
+                request.status == RequestStatus.ANSWERED
+                and request.closed_by_id is not None
+                and request.closed_by_id == character.owner_id
+            )
+            line = replace(line, result=result, closer=closer, by_owner=by_owner)
         lines.append(line)
     return tuple(lines)

@@ -21,6 +21,9 @@ from play.cards import CARDS, shown_view
 from play.forms import CharacterForm
 from rules.engine import DiceScriptExhausted, RuleError
 
+# The header of a page the service worker may keep for offline reading (live/offline.py).
+OFFLINE_COPY_HEADER = "X-Offline-Copy"
+
 
 def campaign_character(membership, character_id) -> Character:
     return get_object_or_404(
@@ -324,7 +327,7 @@ def campaign_detail(request, campaign_id):
         return _dashboard(request, membership)
     rows = list(selectors.characters_for_cards(campaign))
     own = [c for c in rows if c.owner_id == request.user.pk]
-    return render(
+    response = render(
         request,
         "play/player_home.html",
         {
@@ -335,6 +338,10 @@ def campaign_detail(request, campaign_id):
             "fight_strip": selectors.fight_strip(campaign, membership, own, rows=rows),
         },
     )
+    # A player's « Groupe » is read at the table too: the service worker (live/offline.py)
+    # keeps it offline; the GM's dashboard, at the same address, it does not.
+    response[OFFLINE_COPY_HEADER] = "keep"
+    return response
 
 
 def _dashboard(request, membership):

@@ -15,6 +15,7 @@
     if (workers && workers.controller) workers.controller.postMessage({ type: "forget" });
     return;
   }
+  // The sheet, or a player's « Groupe » page: both kept by the worker.
   var sheet = document.querySelector("[data-offline]");
   if (!sheet) return;
 
@@ -52,7 +53,8 @@
   var mark = document.getElementById("stale-mark");
   var text = mark && mark.querySelector("[data-stale-text]");
   var feed = document.getElementById("feed");
-  var renderedAt = feed ? parseInt(feed.dataset.renderedAt, 10) * 1000 : NaN;
+  var stamp = sheet.dataset.renderedAt || (feed && feed.dataset.renderedAt);
+  var renderedAt = stamp ? parseInt(stamp, 10) * 1000 : NaN;
   // Until the server answers, the data is as old as the page (served from the worker's copy,
   // it may be hours old).
   var lastGood = isNaN(renderedAt) ? Date.now() : Math.min(renderedAt, Date.now());

@@ -129,6 +129,21 @@ def test_r33_a_gm_runs_a_fight_and_the_player_follows_their_turn(
     expect(strip.get_by_test_id("actions-left")).to_have_text("2")
     table.phone_settled()
     assert phone.evaluate(NO_RELOAD) == "still here"
+    # The highlight has room inside: its text and buttons clear of its bar and its edges.
+    mine = strip.get_by_test_id("my-fighter")
+    block = mine.bounding_box()
+    for inner in (strip.get_by_test_id("your-turn"), mine.locator("form")):
+        box = inner.bounding_box()
+        assert box["x"] >= block["x"] + 12, ("left", box, block)  # 4 px bar + room
+        assert box["x"] + box["width"] <= block["x"] + block["width"] - 8, ("right", box, block)
+    first, last = (
+        strip.get_by_test_id("your-turn").bounding_box(),
+        mine.locator("form").bounding_box(),
+    )
+    assert (
+        first["y"] >= block["y"] + 8
+        and last["y"] + last["height"] <= block["y"] + block["height"] - 8
+    )
     phone.screenshot(path=artifacts / f"fight-{mode}-phone-your-turn.png", full_page=True)
     assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 

@@ -114,3 +114,37 @@ def test_r16_the_history_and_the_recap_show_what_stands(
     assert page.evaluate("window.__htmx_errors") == []
     assert console_errors.errors == []
     context.close()
+
+
+def test_a_players_history_on_a_phone_opens_on_the_actions_with_the_filters_folded(
+    browser, live_server, console_errors, campaign, gm, player, pc, other_pc, artifacts, debug
+):
+    """A player's history at 390 x 844: the filters folded (« Filtres », closed) so that six
+    actions or more show on the first screen; open once a filter is in use."""
+    for _ in range(5):
+        run(campaign, gm, "spend_flux", {"amount": "1"}, character=pc)
+        run(campaign, gm, "restore_flux", {"amount": "1"}, character=pc)
+    viewport, at_least = SCREENS["phone"]
+    context = browser.new_context(
+        viewport=viewport, locale="fr-FR", is_mobile=True, has_touch=True, device_scale_factor=2
+    )
+    context.add_init_script(HTMX_ERRORS)
+    context.route(f"{live_server.url}/c/{campaign.pk}/events/**", lambda r: r.fulfill(json={}))
+    page = console_errors(context.new_page())
+    log_in(page, live_server.url, player.username)
+    page.goto(f"{live_server.url}/c/{campaign.pk}/history/")
+    expect(page.get_by_test_id("action").first).to_be_visible()
+    fold = page.get_by_test_id("filters-fold")
+    expect(fold.locator(":scope > summary")).to_have_text("Filtres")
+    expect(fold).not_to_have_attribute("open", "")
+    expect(page.get_by_test_id("history-filters")).to_be_hidden()
+    assert page.evaluate(ON_SCREEN) >= at_least
+    page.screenshot(path=artifacts / f"history-player-phone-debug-{'on' if debug else 'off'}.png")
+    # A filter in use (the sheet's « Historique de ce personnage »): the fold opens on it.
+    page.goto(f"{live_server.url}/c/{campaign.pk}/history/?character={pc.pk}")
+    expect(fold).to_have_attribute("open", "")
+    expect(page.get_by_test_id("history-filters").get_by_label("Personnage")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.evaluate("window.__htmx_errors") == []
+    assert console_errors.errors == []
+    context.close()

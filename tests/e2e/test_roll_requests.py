@@ -105,6 +105,17 @@ class Table:
         for side in synced:
             expect(cards[side].locator("[data-testid=pv]")).to_have_text(f"{row.pv} / {row.pv_max}")
 
+    def said_once_on_the_phone(self, text):
+        """The player's own roll, said under her card and nowhere else on her screen: not in
+        the card's closed request, not in a toast (her feed lists it, further down)."""
+        phone = self.phone
+        expect(phone.locator(f"#result-{self.pc.pk}")).to_contain_text(text)
+        expect(self.phone_card.get_by_test_id("request-result")).to_have_count(0)
+        expect(phone.locator("#toast [data-toast-text]")).not_to_contain_text(text)
+        places = phone.locator(f"#result-{self.pc.pk}, #character-{self.pc.pk}, #toast")
+        texts = [" ".join(places.nth(i).inner_text().split()) for i in range(places.count())]
+        assert sum(" ".join(text.split()) in t for t in texts) == 1, texts
+
     def refusal_expected(self, request):
         self.allowed.append(self.base + reverse("roll_answer", args=[self.campaign.pk, request.pk]))
 
@@ -166,16 +177,17 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     table.check("a refused die")
     phone.screenshot(path=artifacts / f"requests-{mode}-phone-refused.png")
 
-    # The real die: 14 + 1 ≥ 10, borrowed time.
+    # The real die: 14 + 1 ≥ 10, borrowed time. Said once, under her card: not again in the
+    # card's request box, nor in a toast once her feed has it.
     die.fill("14")
     table.phone_card.get_by_test_id("request-typed").click()
-    expect(phone.locator(f"#result-{pc.pk}")).to_contain_text("Survie (VAI)")
+    said = "Survie (VAI)\u00a0: 14 (d20) + 1 (VAI) = 15 ≥ 10"
+    expect(phone.locator(f"#result-{pc.pk}")).to_contain_text(said)
     expect(table.phone_card.get_by_test_id("vital")).to_contain_text("sursis")
-    expect(table.phone_card.get_by_test_id("request-result")).to_contain_text(
-        "lancé par paul_joueur (dé saisi)"
-    )
+    table.follow(phone, (phone.locator("#feed"), "lancé par paul_joueur (dé saisi)"))
+    table.said_once_on_the_phone(said)
     table.check("the player's die", synced=("phone",))
-    phone.screenshot(path=artifacts / f"requests-{mode}-phone-answered.png", full_page=True)
+    phone.screenshot(path=artifacts / f"requests-{mode}-phone-answered.png")
 
     # The GM's card follows: the answer, who rolled it, the borrowed time.
     table.follow(gm, (card.get_by_test_id("request-result"), "lancé par paul_joueur"))
@@ -196,9 +208,9 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     table.check("a test asked", synced=("gm",))
     table.follow(phone, (table.phone_card.get_by_test_id("roll-request"), "Crochetage"))
     table.phone_card.get_by_test_id("request-server").click()
-    expect(table.phone_card.get_by_test_id("request-result")).to_contain_text(
-        "Crochetage (ADR) · difficulté 12 (R5)\u00a0: lancé par paul_joueur"
-    )
+    expect(phone.locator(f"#result-{pc.pk}")).to_contain_text("Crochetage (ADR)")
+    table.follow(phone, (phone.locator("#feed"), "lancé par paul_joueur (jet du serveur)"))
+    table.said_once_on_the_phone("Crochetage (ADR)")
     table.check("the server rolled the player's test")
     table.follow(gm, (card.get_by_test_id("request-result"), "Crochetage"))
     server = AuditEntry.objects.filter(kind="roll", rule_id="R5").get()

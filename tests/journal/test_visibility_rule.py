@@ -9,6 +9,7 @@ from characters.models import Character
 from journal.models import AuditEntry
 from journal.visibility import entry_facts, sees_entry, visible_entries
 from play.requests import roll_request_create
+from play.services.sheet import character_update
 from tests.play.steps import run
 
 
@@ -59,6 +60,19 @@ def varied_log(world):
             typed=[1],
             visibility=visibility,
         )
+    # A character given to the player, then taken back: told to its former owner.
+    ysolde = Character.objects.create(
+        campaign=campaign,
+        name="Ysolde",
+        kind="pc",
+        stats=world.pc.stats,
+        pv=9,
+        pv_max=9,
+        flux=3,
+        flux_max=3,
+    )
+    for owner in (world.player, None):
+        character_update(character_id=ysolde.pk, actor=gm, owner=owner)
     Character.objects.filter(pk=world.npc.pk).update(owner=None)
     return AuditEntry.objects.filter(campaign=campaign)
 
@@ -78,3 +92,38 @@ def test_sees_entry_agrees_with_the_queryset_rule_for_every_member(world, varied
     # Not trivially equal: the GM, the owner and another player are told different things
     # (under BARS too: a GM-only request is told only to the player asked).
     assert len(told_apart) == 3
+
+
+@pytest.mark.parametrize("party", list(PartyVisibility))
+def test_the_former_owner_is_told_of_the_change_that_took_her_character(world, party):
+    """Whatever the campaign shows of others' characters, the player a character was taken
+    from sees that entry (her pages learn she no longer plays it), and nothing else of that
+    character after it; the other player is told only what the party setting shows."""
+    Campaign.objects.filter(pk=world.campaign.pk).update(party_visibility=party)
+    pc, gm = world.pc, world.gm
+    character_update(character_id=pc.pk, actor=gm, owner=None)
+    taken = AuditEntry.objects.get(character=pc, field="owner")
+    assert (taken.before, taken.after) == (world.player.pk, None)
+    run(world.campaign, gm, "damage", {"amount": "3"}, character=pc)
+    after = AuditEntry.objects.filter(character=pc, field="pv").get()
+
+    memberships = {
+        m.user_id: m
+        for m in Membership.objects.filter(campaign=world.campaign).select_related("campaign")
+    }
+    former, other = memberships[world.player.pk], memberships[world.other_player.pk]
+    facts = {f.id: f for f in entry_facts(AuditEntry.objects.filter(campaign=world.campaign))}
+    for membership in (former, other):
+        by_queryset = set(visible_entries(membership).values_list("id", flat=True))
+        in_python = {pk for pk, f in facts.items() if sees_entry(membership, f)}
+        assert in_python == by_queryset
+    assert taken.pk in set(visible_entries(former).values_list("id", flat=True))
+    # After it, the character is another's to her: only what the party setting shows.
+    shows_others = party == PartyVisibility.BARS
+    assert (after.pk in visible_entries(former).values_list("id", flat=True)) is shows_others
+    assert (taken.pk in visible_entries(other).values_list("id", flat=True)) is shows_others
+    # A GM-only owner change stays the GM's.
+    character_update(character_id=world.other_pc.pk, actor=gm, owner=None, visibility="gm")
+    hidden = AuditEntry.objects.get(character=world.other_pc, field="owner")
+    assert not sees_entry(other, entry_facts(AuditEntry.objects.filter(pk=hidden.pk))[0])
+    assert not visible_entries(other).filter(pk=hidden.pk).exists()

@@ -141,3 +141,43 @@ def test_the_sheet_loads_no_script_the_worker_does_not_keep(player_client, world
     html = player_client.get(reverse("character", args=[world.campaign.pk, world.pc.pk]))
     scripts = re.findall(r'<script src="([^"]+)"', html.content.decode())
     assert scripts and set(scripts) <= set(offline.asset_urls())
+
+
+def test_a_players_party_page_may_be_kept_and_the_gms_dashboard_may_not(
+    anon_client, gm_client, player_client, world
+):
+    """The worker keeps a campaign's page (HOMES) only when its answer says so: a player's
+    « Groupe », never the GM's dashboard at the same address."""
+    _, script = _worker(anon_client)
+    homes = re.compile(_literal(script, "HOMES"))
+    home = reverse("campaign", args=[world.campaign.pk])
+    assert homes.search(home)
+    assert not homes.search(reverse("history", args=[world.campaign.pk]))
+    assert not homes.search(reverse("character", args=[world.campaign.pk, world.pc.pk]))
+    header = _literal(script, "KEEP_HEADER")
+    assert player_client.get(home)[header] == "keep"
+    assert header not in gm_client.get(home)
+    html = player_client.get(home).content.decode()
+    # Marked as the sheet is when the worker answers from its copy (its first " data-offline ").
+    first = html.index(" data-offline ")
+    assert html.rfind("<", 0, first) == html.index('<div class="player-home"')
+
+
+def test_the_offline_page_is_kept_at_install_and_says_what_to_do_in_french(anon_client, world):
+    _, script = _worker(anon_client)
+    assert _literal(script, "OFFLINE") == reverse("offline_page") == "/offline/"
+    assert "cache.addAll(ASSETS.concat([OFFLINE]))" in script
+    response = anon_client.get(reverse("offline_page"), HTTP_ACCEPT_LANGUAGE="fr")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Pas de connexion" in html
+    assert (
+        "Cette page a besoin de la connexion\u00a0: elle s’ouvrira une fois le réseau revenu."
+        in html
+    )
+    # The worker fills in the pages kept, or leaves the sentence for when there are none.
+    for marker in ("<!--kept-->", "<!--kept:start-->", "<!--kept:end-->", "<!--none:start-->"):
+        assert marker in html
+    # The same page for everyone: nothing of a user, no script, no form.
+    assert "<script" not in html and "<form" not in html and "csrf" not in html
+    assert static("app.css") in html

@@ -16,6 +16,8 @@ from journal import feed as feed_module
 from journal.feed import FEED_SIZE, feed, toast_text, typographic
 from journal.models import AuditEntry
 from journal.visibility import visible_entries
+from play.models import RollRequest
+from play.requests import roll_request_answer, roll_request_create
 from tests.play.steps import run
 
 pytestmark = pytest.mark.django_db
@@ -174,3 +176,23 @@ def test_toast_text_without_a_rule_reads_as_the_log_does(world):
     run(world.campaign, world.gm, "heal", {"amount": "1"}, character=world.pc)
     entry = AuditEntry.objects.filter(character=world.pc).latest("id")
     assert toast_text(entry).endswith("soins : PV 11 → 12")
+
+
+def test_r34_r9_a_players_own_roll_is_no_toast_for_her_but_is_for_the_gm(world):
+    """Her own roll (here, the test the GM asked of her, R34) showed its result under her card
+    when she rolled it: her feed keeps it, without a toast saying it again; the GM's does."""
+    campaign, gm, pc, player = world.campaign, world.gm, world.pc, world.player
+    campaign.players_roll_rules = True
+    campaign.save()
+    run(campaign, gm, "damage", {"amount": "3"}, character=pc)
+    roll_request_create(character_id=pc.pk, actor=gm, stat="INS", skill="Guet", difficulty=10)
+    request = RollRequest.objects.get(character=pc, status="pending")
+    roll_request_answer(request_id=request.pk, actor=player, dice=[14])
+    mine = feed(world.player_membership, pc)
+    roll = next(item for item in mine if item.entry.kind == "roll")
+    assert roll.entry.actor_id == player.pk and "Guet (INS)" in roll.text
+    assert roll.toast == ""
+    damage = next(item for item in mine if item.entry.field == "pv")
+    assert damage.toast == "R3 · dégâts : PV 11 → 10"  # the GM's (3 − 2 PA): news to her
+    gms = next(item for item in feed(world.gm_membership, pc) if item.entry.kind == "roll")
+    assert "Guet (INS)" in gms.toast
