@@ -322,16 +322,20 @@ def campaign_detail(request, campaign_id):
     if membership.is_gm:
         return _dashboard(request, membership)
     rows = list(selectors.characters_for_cards(campaign))
-    return render(
-        request,
-        "play/player_home.html",
-        {
-            "campaign": campaign,
-            "membership": membership,
-            "own": [c for c in rows if c.owner_id == request.user.pk],
-            "party": selectors.party_for(membership, rows),
-        },
-    )
+    context = {
+        "campaign": campaign,
+        "membership": membership,
+        "own": [c for c in rows if c.owner_id == request.user.pk],
+        "party": selectors.party_for(membership, rows),
+    }
+    # The live updates redraw the two lists on every change (static/live.js): one request
+    # aimed at the player's own list gets both, not the whole page twice.
+    target = request.htmx.target if request.htmx else None
+    if target == parts.OWN_LIST:
+        return render(request, "play/player_home.html#lists", context | {"oob": True})
+    if target == parts.PARTY_LIST:
+        return render(request, "play/player_home.html#party", context)
+    return render(request, "play/player_home.html", context)
 
 
 def _dashboard(request, membership):

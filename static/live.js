@@ -145,10 +145,11 @@
 
   function refresh(id) {
     // A player's home: the change may be the GM giving or taking this character, which
-    // moves it between their own list and the party's, so both lists are redrawn whole.
+    // moves it between their own list and the party's, so both lists are redrawn whole, in
+    // one request: the answer aimed at the own list brings the party's out of band
+    // (play/views.py campaign_detail).
     if (document.getElementById("own-characters")) {
       refetchPart("own-characters");
-      refetchPart("party-members");
       return;
     }
     pending[id] = true;

@@ -112,8 +112,24 @@ class Page:
         if not stream:
             raise RuntimeError(f"{self.path}: the page has no stream")
         self.stream_path = stream + ("?" + "&".join(query) if query else "")
+        self.home_lists = await self.home_lists_of(page)
         if self.seal_url:
             await self.check_seal()  # live.js checks once on load
+
+    _scripts: dict[str, list[str]] = {}
+
+    async def home_lists_of(self, page: str) -> list[str]:
+        """The parts a player's home refetches on a change, as the served static/live.js
+        asks for them: both lists, or the own list alone (its answer brings the party's)."""
+        found = re.search(r'src="([^"]*/live(?:\.[0-9a-f]+)?\.js)"', page)
+        if not found:
+            return ["own-characters", "party-members"]
+        url = found.group(1)
+        if url not in Page._scripts:
+            _, script = await get(self.port, url, self.cookie, {})
+            both = b'refetchPart("party-members")' in script
+            Page._scripts[url] = ["own-characters", "party-members"] if both else ["own-characters"]
+        return Page._scripts[url]
 
     def headers(self, target: str | None = None, trigger: str | None = None) -> dict:
         found = {
@@ -179,7 +195,7 @@ class Page:
 
     def refresh(self, pk: int) -> list:
         if "own-characters" in self.ids:
-            return self.part("own-characters") + self.part("party-members")
+            return [get for part in self.home_lists for get in self.part(part)]
         found = []
         card = f"character-{pk}"
         if pk in self.card_urls:
