@@ -335,6 +335,8 @@ def campaign_detail(request, campaign_id):
         return render(request, "play/player_home.html#lists", context | {"oob": True})
     if target == parts.PARTY_LIST:
         return render(request, "play/player_home.html#party", context)
+    if target == parts.FIGHT_STRIP:
+        return render(request, "play/_fight_strip.html", context | {"characters": context["own"]})
     return render(request, "play/player_home.html", context)
 
 
