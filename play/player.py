@@ -64,6 +64,13 @@ def sheet_response(
         context = {"campaign": campaign, "membership": membership, "character": character}
         context["sealed_rolls"] = sealed_rolls(membership, character.pk)
         return render(request, "journal/_sealed_rolls.html", context)
+    if request.htmx and request.htmx.target == f"proposals-{character.pk}":
+        # The live updates refetch the owner's proposals alone when their character changes
+        # (the GM may have decided one).
+        proposing = _proposing(membership, character, None)
+        if proposing:
+            context = {"campaign": campaign, "membership": membership, "character": character}
+            return render(request, "play/_my_proposals.html", context | proposing)
     if request.htmx and request.htmx.target == parts.FIGHT_STRIP and not membership.is_gm:
         # The live updates refetch the fight strip alone when the campaign moves.
         context = {"campaign": campaign, "membership": membership, "characters": [character]}

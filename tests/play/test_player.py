@@ -238,3 +238,25 @@ def test_the_live_refetch_of_a_players_fight_strip_gets_the_strip_alone(player_c
         found = re.search(r'<section class="fight-strip.*?</section>', page, re.S)
         assert found and strip.strip().startswith(found.group(0)[:60])
         assert "<html" not in strip and 'id="feed"' not in strip and "<h1>" not in strip
+
+
+def test_the_live_refetch_of_an_owners_proposals_gets_the_list_alone(player_client, world):
+    """static/live.js redraws the owner's proposals (#proposals-<id>) from their sheet when
+    their character changes: the answer is that list alone, as the sheet shows it."""
+    from play.proposals import proposal_make
+
+    proposal_make(
+        character_id=world.pc.pk,
+        actor=world.player,
+        action="damage",
+        arguments={"amount": 2},
+        note="Une flèche",
+    )
+    url = reverse("character", args=[world.campaign.pk, world.pc.pk])
+    page = player_client.get(url).content.decode()
+    part = player_client.get(
+        url, headers={"HX-Request": "true", "HX-Target": f"proposals-{world.pc.pk}"}
+    ).content.decode()
+    assert part.strip().startswith(f'<div id="proposals-{world.pc.pk}"')
+    assert "Une flèche" in part and "Une flèche" in page
+    assert "<html" not in part and 'id="feed"' not in part
