@@ -21,10 +21,7 @@ import hmac
 import itertools
 import json
 import re
-import threading
-import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass
@@ -670,34 +667,6 @@ class SealCheck:
 
 
 SEAL_CHECK_LIMIT = 20_000
-
-
-# Every open page of a campaign checks the seal it last saw some 600 ms after each change
-# (static/live.js): the same seal against the same head, six times for a table of six. The
-# answer is kept this long per process for that seal and head (a new entry, or a deleted
-# tail, is a new head, so a new walk): the chain is walked once per process for them all.
-SHARED_CHECK_SECONDS = 5.0
-_SHARED_CHECKS = 256
-_shared: OrderedDict[tuple, tuple[float, SealCheck]] = OrderedDict()
-_shared_lock = threading.Lock()
-
-
-def check_seal_shared(campaign_id: int, seal: Seal, current: Seal) -> SealCheck:
-    """`check_seal(campaign_id, seal)`, shared by the pages asking about `seal` while the
-    log's head is `current` (read by the caller just before)."""
-    key = (campaign_id, str(seal), str(current), SEAL_CHECK_LIMIT)
-    now = time.monotonic()
-    with _shared_lock:
-        found = _shared.get(key)
-        if found is not None and found[0] > now:
-            return found[1]
-    check = check_seal(campaign_id, seal)
-    with _shared_lock:
-        _shared[key] = (now + SHARED_CHECK_SECONDS, check)
-        _shared.move_to_end(key)
-        while len(_shared) > _SHARED_CHECKS:
-            _shared.popitem(last=False)
-    return check
 
 
 def check_seal(campaign_id: int, seal: Seal, *, full: bool = False) -> SealCheck:

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaign.permissions import get_gm_membership, get_membership
 from journal import exports, services, standing
 from journal import recap as recaps
-from journal.audit import BadSeal, Seal, check_seal, check_seal_shared, seal_for
+from journal.audit import BadSeal, Seal, check_seal, seal_for
 from journal.models import AuditEntry, PlaySession
 from journal.seals import bad_seal_message, check_message, sealed_at
 from journal.selectors import (
@@ -111,7 +111,7 @@ def history_seal(request, campaign_id):
     if not pasted:
         return JsonResponse(body)
     try:
-        check = check_seal_shared(membership.campaign_id, Seal.parse(pasted), current)
+        check = check_seal(membership.campaign_id, Seal.parse(pasted))
     except BadSeal:
         return JsonResponse({**body, "error": bad_seal_message()}, status=400)
     current = check.current
