@@ -15,7 +15,8 @@ live.js builds, and on each `change` makes the requests live.js would make for t
   character changed;
 - a player's home (the party's rows): #own-characters and #party-members, each the whole page
   again, on every change; the fight strip when the campaign changed;
-- every page: the seal check (`data-seal`) 600 ms after a change, one at a time.
+- every page: the seal check (`data-seal`) 600 ms after a change, one at a time, unless the
+  change brought it (`log_seal`, from the seal the page kept).
 
 A page is "shown" at an event once the announced cards came and every refetch it made for that
 event answered: `shown[log_id]`, the client's clock. Statuses other than 200 are errors.
@@ -227,7 +228,10 @@ class Page:
             gets += self.part("roll-log")
         if self.feed_url and not self.feed_newest >= log_id:
             gets.append(self.refetch_feed(log_id))
-        if self.seal_url and self.seal_timer is None:
+        told = data.get("log_seal")
+        if told and self.seal_timer is None and told.get("from") == self.seal:
+            self.seal = told["to"]  # static/live.js: checked by the stream, nothing to ask
+        elif self.seal_url and self.seal_timer is None:
             self.seal_timer = self.spawn(self.seal_soon())
         waits_cards = bool(announced) and any(f"character-{pk}" in self.ids for pk in announced)
         self.spawn(self.settle(log_id, started, gets, waits_cards))
