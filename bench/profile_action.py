@@ -81,7 +81,8 @@ def report(totals: dict, calls: dict, actions: int, db: float) -> None:
             return 0.0
         n = calls.get(area, 0) / max(actions, 1)
         parts = ", ".join(f"{k} {v:.1f}" for k, v in sorted(kinds.items(), key=lambda x: -x[1]))
-        count = f"{n:.1f} per action, " if n else ""
+        # Entries into a thread: a request's middleware chain may take more than one.
+        count = f"{n:.1f} thread entries per action, " if n else ""
         print(f"  {area:<34} {total:6.1f} ms  ({count}{parts})")
         return total
 
