@@ -89,7 +89,14 @@ def report(totals: dict, calls: dict, actions: int, db: float) -> None:
     print(f"\nCPU per action (ms), over {actions} actions:")
     post = show("post")
     fanout = sum(
-        show(a) for a in ("fanout: reads", "fanout: renders", "fanout: other reads", "guard")
+        show(a)
+        for a in (
+            "fanout: reads",
+            "fanout: renders",
+            "fanout: seal check",
+            "fanout: other reads",
+            "guard",
+        )
     )
     loop = show("loop")
     refetch = sum(show(a) for a in sorted(areas) if a.startswith("refetch:"))

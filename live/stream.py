@@ -10,6 +10,13 @@ Each event says which characters changed and at which log id:
 the hour rests) in entries this viewer may see: no character id says so, and a GM's dashboard
 redraws its clock bar from it.
 
+`"log_seal": {"from": …, "to": …}` is added when the log extends the seal it had before this
+batch ("from") up to its seal now ("to"): every open page checks after each change that the log
+extends the seal it kept (journal.views.history_seal); the process makes that check once per
+change for all its pages (`_log_check`, the same journal.audit.check_seal), and a page that
+kept "from" keeps "to" without asking (static/live.js). A seal says no more than the seal
+endpoint tells any member; it comes only with a change the viewer is told of.
+
 `cards` names the cards among them that the page said it shows (`?cards=3,9`) and that this
 viewer may see in full: their new HTML follows in a message of its own, as soon as it is
 rendered, so that rendering never delays the announcement. It belongs to the change just

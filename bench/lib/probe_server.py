@@ -7,8 +7,8 @@ file OUT.ask appears it writes to OUT (JSON) the CPU seconds so far, per area an
 - areas: each request, by what it is (`post` an action, `refetch: <part>` a GET live.js makes
   for an event, `seal check`, `stream open`, `page load`), timed in its thread around the
   middleware chain and the view; the stream readers' work (`fanout: reads` the event read once
-  for a campaign's viewers, `fanout: renders` the pushed cards, `fanout: other reads`), and the
-  guard's rounds (`guard`);
+  for a campaign's viewers, `fanout: renders` the pushed cards, `fanout: seal check` the log's
+  seal checked once per change, `fanout: other reads`), and the guard's rounds (`guard`);
 - kinds inside an area: `queries` (the ORM's SQL compiled, run and fetched, and commits),
   `render` (templates), `engine` (the rules' operation), `audit` (the log's entries, its own
   queries apart), the rest `self`;
@@ -128,6 +128,7 @@ def install() -> None:
         ("_event_views", "fanout: reads"),
         ("_cards_message", "fanout: renders"),
         ("_ended", "guard"),
+        ("_log_check", "fanout: seal check"),
         ("log_head", "fanout: other reads"),
         ("missed_changes", "fanout: other reads"),
         ("_still_member", "fanout: other reads"),
