@@ -1,17 +1,23 @@
 """Many tables live at once on one server: how many campaigns it holds, and one table's burst.
 
-Run: `DATABASE_URL=postgres://… .venv/bin/python bench/tables.py` (about 5–9 minutes). It
+Run: `DATABASE_URL=postgres://… .venv/bin/python bench/tables.py` (about 5–9 minutes; shorter:
+BENCH_TABLES_STEPS=2,5,10 BENCH_TABLES_WINDOW=8 BENCH_TABLES_ISOLATION=0). It
 creates a throwaway database (`<name>_bench_tables`, dropped at the end), migrates it and
 serves the app as the Dockerfile does: one uvicorn with `--workers 2`, DEBUG off, psycopg's
 connection pool, on a free loopback port. Without PostgreSQL it says so and exits 0.
 `--app PATH` serves another checkout of the app (e.g. the commit before a fix, to compare in
 the same sitting); the campaigns are still made by this checkout's code.
 
-Each campaign is a table: a GM with the dashboard's stream open (`?cards=` its 5 characters)
-and 5 players, each with their phone's stream open on their own character (`?cards=<id>`);
-the party shows its bars (everything is visible to everyone), so every action reaches all 6
-streams. Each GM acts every ACTION_EVERY seconds or so (jittered), one request at a time, an
-htmx POST with its CSRF token, in the mix of a session: damage, a test, healing, Flux, the clock
+Each campaign is a table: a GM with the dashboard open and 5 players with their phones open,
+each on their sheet or on the campaign's home (the party's rows), by turns (BENCH_TABLES_PHONES,
+"sheet,home"); the party shows its bars (everything is visible to everyone), so every action
+reaches all 6 pages. Each page is run as a browser runs it (bench/lib/pages.py): loaded once,
+its stream opened at the address static/live.js builds, and on each event the refetches
+live.js and feed.js make for that page (the log, the feed, the party's rows, the proposals,
+the seal check…) with htmx's headers: `GET/act` counts them, `shown` is when the last of them
+(and the pushed cards) arrived.
+Each GM acts every ACTION_EVERY seconds or so (jittered), one request at a time, an htmx POST
+with its CSRF token, in the mix of a session: damage, a test, healing, Flux, the clock
 moved by 10 minutes, and a night's rest now and then. C, the number of live campaigns, grows in
 STEPS (earlier campaigns keep playing) until the event p95 or the action p95 passes 150 ms or
 anything fails. Per step, over a WINDOW-second window:
@@ -51,14 +57,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.lib.http import (  # noqa: E402 (importable once ROOT is on the path)
-    EventStream,
     free_port,
-    open_event_stream,
     pct,
     post_form,
     rss_kib,
     wait_healthy,
 )
+from bench.lib.pages import Page  # noqa: E402
 from bench.lib.server import (  # noqa: E402
     migrate,
     postgres_url,
@@ -80,7 +85,11 @@ WARM = 3.0  # seconds of play before a step's window opens
 EVENT_TIMEOUT = 5.0  # seconds after which an event not received is an error
 TARGET_MS = 150
 WORKERS = 2  # the Dockerfile's WEB_CONCURRENCY
-TIME_LIMIT = 9 * 60  # seconds: no new step starts after this
+TIME_LIMIT = float(os.environ.get("BENCH_TABLES_LIMIT", 9 * 60))  # no new step after this
+ISOLATION = os.environ.get("BENCH_TABLES_ISOLATION", "1") != "0"  # 0: skip the bursts' part
+# Which page each player's phone shows, cycled over the 5 players: their sheet (their card,
+# the feed) or the campaign's home (their characters and the party's rows).
+PHONES = tuple(os.environ.get("BENCH_TABLES_PHONES", "sheet,home").split(","))
 BURSTS = 4  # campaigns of 10 comatose characters, one 24-hour advance each
 BURST_CHARACTERS = 10
 
@@ -123,7 +132,7 @@ class Table:
     csrf: str
     player_cookies: list[str]  # player i owns character_ids[i]
     burst: bool = False
-    streams: list[Stream] = field(default_factory=list)
+    streams: list[Page] = field(default_factory=list)
     actions: list[Action] = field(default_factory=list)
     active: bool = False
     head: int | None = None  # the log's last id after the GM's last action
@@ -136,37 +145,6 @@ class Action:
     duration: float | None = None
     log_id: int | None = None
     status: int | None = None
-
-
-class Stream:
-    """One open SSE stream: when each `change` event arrived, by id."""
-
-    def __init__(self, port, cookie, table: Table, cards: list[int]):
-        self.port, self.cookie, self.table = port, cookie, table
-        self.path = f"/c/{table.campaign_id}/events/?cards={','.join(map(str, cards))}"
-        self.received: dict[int, float] = {}
-        self.parser = EventStream()
-        self.ended = False
-
-    async def connect(self):
-        _, self.writer, body = await open_event_stream(self.port, self.path, self.cookie)
-        live = False
-        while not live:  # the stream's first bytes: `: live`
-            live = any("live" in e["comments"] for e in self.parser.feed(await anext(body)))
-        self.task = asyncio.create_task(self.listen(body))
-
-    async def listen(self, body):
-        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
-            async for data in body:
-                now = time.perf_counter()
-                for event in self.parser.feed(data):
-                    if event["event"] == "change" and event["id"] is not None:
-                        self.received.setdefault(int(event["id"]), now)
-        self.ended = True
-
-    def close(self):
-        self.task.cancel()
-        self.writer.close()
 
 
 def make_tables(count: int, start: int, *, burst: bool = False) -> list[Table]:
@@ -298,11 +276,15 @@ class Bench:
 
     async def open_streams(self, tables: list[Table]):
         for table in tables:
-            table.streams = [Stream(self.port, table.gm_cookie, table, table.character_ids)]
-            table.streams += [
-                Stream(self.port, cookie, table, [table.character_ids[i]])
-                for i, cookie in enumerate(table.player_cookies)
-            ]
+            c = table.campaign_id
+            table.streams = [Page(self.port, table.gm_cookie, f"/c/{c}/", "dashboard")]
+            for i, cookie in enumerate(table.player_cookies):
+                kind = PHONES[i % len(PHONES)]
+                if kind == "sheet" and i < len(table.character_ids):
+                    path = f"/c/{c}/characters/{table.character_ids[i]}/"
+                else:
+                    kind, path = "home", f"/c/{c}/"
+                table.streams.append(Page(self.port, cookie, path, kind))
         streams = [s for t in tables for s in t.streams]
         for batch in range(0, len(streams), 50):
             await asyncio.gather(*(s.connect() for s in streams[batch : batch + 50]))
@@ -329,16 +311,26 @@ class Bench:
         """Play for `seconds`; the figures of the actions started in that time."""
         for table in tables:
             table.actions.clear()
+            for page in table.streams:
+                page.errors.clear()
+                page.gets.clear()
         self.errors.clear()
         self.backends = await self.db_backends()
         cpu0, t0 = self.cpu(), time.perf_counter()
         await asyncio.sleep(seconds)
         t1 = time.perf_counter()
+        # The refetches made in the window (those after it belong to the next actions).
+        gets: dict[str, int] = {}
+        for table in tables:
+            for page in table.streams:
+                for what, n in page.gets.items():
+                    gets[what] = gets.get(what, 0) + n
         self.backends = sorted(set(self.backends) | set(await self.db_backends()))
         connections = len(self.backends)
         cpu1 = self.cpu()
         await asyncio.sleep(EVENT_TIMEOUT)  # the window's last events arrive (or not)
-        actions, events, missing, ended = [], [], 0, 0
+        actions, events, shown, missing, ended = [], [], [], 0, 0
+        page_errors = [e for table in tables for page in table.streams for e in page.errors]
         for table in tables:
             for action in table.actions:
                 if action.started > t1:
@@ -353,13 +345,16 @@ class Bench:
                         missing += 1
                     else:
                         events.append(at - action.started)
+                        done = stream.shown.get(action.log_id)
+                        if done is not None:
+                            shown.append(done - action.started)
             ended += sum(s.ended for s in table.streams)
-        errors = list(self.errors)
+        errors = list(self.errors) + page_errors
         if missing:
             errors.append(f"{missing} events not received within {EVENT_TIMEOUT:.0f} s")
         if ended:
             errors.append(f"{ended} streams ended by the server")
-        n = len(actions)
+        n = n_actions = len(actions)
         return {
             "campaigns": len(tables),
             "streams": sum(len(t.streams) for t in tables),
@@ -367,7 +362,9 @@ class Bench:
             "actions": actions,
             "events": events,
             "errors": errors,
-            "error_count": len(self.errors) + missing + ended,
+            "shown": shown,
+            "gets": {what: n / max(n_actions, 1) for what, n in sorted(gets.items())},
+            "error_count": len(self.errors) + len(page_errors) + missing + ended,
             "connections": connections,
             "app_cpu": (cpu1[0] - cpu0[0]) / max(n, 1) * 1000,
             "db_cpu": (cpu1[1] - cpu0[1]) / max(n, 1) * 1000,
@@ -384,18 +381,21 @@ def ms(values, p) -> float:
 
 HEADER = (
     f"{'tables':>6} {'streams':>7} {'act/s':>6} {'action p50/p95 ms':>18} "
-    f"{'event p50/p95 ms':>17} {'errors':>6} {'db conn':>7} {'cpu/action ms':>17} "
+    f"{'event p50/p95 ms':>17} {'shown p50/p95 ms':>17} {'GET/act':>7} {'errors':>6} "
+    f"{'db conn':>7} {'cpu/action ms':>17} "
     f"{'server cpu':>10} {'client':>6} {'RSS MiB':>7}  load (1/5/15 min)"
 )
 
 
 def line(figures: dict) -> str:
-    a, e = figures["actions"], figures["events"]
+    a, e, s = figures["actions"], figures["events"], figures["shown"]
+    gets = sum(figures["gets"].values())
     app, db = figures["app_cpu"], figures["db_cpu"]
     cpu = f"{app + db:.1f} ({app:.1f}+{db:.1f})"
     return (
         f"{figures['campaigns']:>6} {figures['streams']:>7} {figures['rate']:>6.1f} "
         f"{ms(a, 50):>8.1f} / {ms(a, 95):>7.1f} {ms(e, 50):>7.1f} / {ms(e, 95):>7.1f} "
+        f"{ms(s, 50):>7.1f} / {ms(s, 95):>7.1f} {gets:>7.1f} "
         f"{figures['error_count']:>6} {figures['connections']:>7} {cpu:>17} "
         f"{figures['cpu_busy']:>9.0f}% {figures['client_cpu']:>5.0f}% {figures['rss']:>7.0f}  "
         f"{figures['load']}"
@@ -409,6 +409,49 @@ def held(figures: dict) -> bool:
         and ms(figures["actions"], 95) < TARGET_MS
         and ms(figures["events"], 95) < TARGET_MS
     )
+
+
+async def isolation(bench: Bench, best: int, make) -> list[Table]:
+    """Half the tables held play on while some campaigns advance 24 h of coma: the others'
+    event p95 with and without, and its ratio (must stay under 2)."""
+    iso = max(10, best // 2) if best else STEPS[0]
+    for i, table in enumerate(bench.tables):
+        table.active = i < iso
+    others = bench.tables[:iso]
+    bursts = await make(BURSTS, 0, burst=True)
+    await bench.open_streams(bursts)
+    for table in bursts:
+        table.head = await bench.log_head(table.campaign_id)
+    await asyncio.sleep(ACTION_EVERY)
+    quiet = await bench.window(others, WINDOW)
+
+    async def burst():
+        for table in bursts:
+            await asyncio.sleep(WINDOW / (BURSTS + 1))
+            table.actions.clear()
+            action = await bench.act(
+                table, "clock 24 h", f"/c/{table.campaign_id}/party/clock/",
+                b"minutes=1440&visibility=everyone",
+            )  # fmt: skip
+            bench.burst_times.append(action)
+
+    bench.burst_times = []
+    burst_task = asyncio.create_task(burst())
+    busy = await bench.window(others, WINDOW)
+    await burst_task
+    ratio = ms(busy["events"], 95) / ms(quiet["events"], 95)
+    took = [a.duration * 1000 for a in bench.burst_times if a.duration is not None]
+    print(
+        f"\nisolation at {iso} tables ({iso * (1 + PLAYERS)} streams), {BURSTS} bursts of "
+        f"{BURST_CHARACTERS} comatose characters advancing 24 h (each POST took "
+        f"{', '.join(f'{t:.0f}' for t in took)} ms; load {busy['load']}):"
+    )
+    print(f"  others' events without a burst: {line(quiet)}")
+    print(f"  others' events with the bursts: {line(busy)}")
+    print(
+        f"  event p95 ratio {ratio:.2f}x (must stay under 2x: {'met' if ratio < 2 else 'MISSED'})"
+    )
+    return bursts
 
 
 async def run(port, procs, dbname, bench_url) -> int:
@@ -445,51 +488,15 @@ async def run(port, procs, dbname, bench_url) -> int:
             figures = await bench.window(bench.tables, WINDOW)
             steps.append(figures)
             print(line(figures), flush=True)
+            print("    GETs per action: " + ", ".join(
+                f"{what} {n:.1f}" for what, n in figures["gets"].items()))  # fmt: skip
             for error in figures["errors"][:3]:
                 print(f"    error: {error}")
             if not held(figures):
                 break
             best = c
 
-        # Isolation: half the tables held play on; some campaigns advance 24 h of coma.
-        iso = max(10, best // 2) if best else STEPS[0]
-        for i, table in enumerate(bench.tables):
-            table.active = i < iso
-        others = bench.tables[:iso]
-        bursts = await make(BURSTS, 0, burst=True)
-        await bench.open_streams(bursts)
-        for table in bursts:
-            table.head = await bench.log_head(table.campaign_id)
-        await asyncio.sleep(ACTION_EVERY)
-        quiet = await bench.window(others, WINDOW)
-
-        async def burst():
-            for table in bursts:
-                await asyncio.sleep(WINDOW / (BURSTS + 1))
-                table.actions.clear()
-                action = await bench.act(
-                    table, "clock 24 h", f"/c/{table.campaign_id}/party/clock/",
-                    b"minutes=1440&visibility=everyone",
-                )  # fmt: skip
-                bench.burst_times.append(action)
-
-        bench.burst_times = []
-        burst_task = asyncio.create_task(burst())
-        busy = await bench.window(others, WINDOW)
-        await burst_task
-        ratio = ms(busy["events"], 95) / ms(quiet["events"], 95)
-        took = [a.duration * 1000 for a in bench.burst_times if a.duration is not None]
-        print(
-            f"\nisolation at {iso} tables ({iso * (1 + PLAYERS)} streams), {BURSTS} bursts of "
-            f"{BURST_CHARACTERS} comatose characters advancing 24 h (each POST took "
-            f"{', '.join(f'{t:.0f}' for t in took)} ms; load {busy['load']}):"
-        )
-        print(f"  others' events without a burst: {line(quiet)}")
-        print(f"  others' events with the bursts: {line(busy)}")
-        print(
-            f"  event p95 ratio {ratio:.2f}x (must stay under 2x: "
-            f"{'met' if ratio < 2 else 'MISSED'})"
-        )
+        bursts = await isolation(bench, best, make) if ISOLATION else []
         for task in bench.gm_tasks:
             task.cancel()
         for table in bench.tables + bursts:

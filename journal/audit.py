@@ -643,6 +643,12 @@ def seal_for(campaign_id: int) -> Seal:
     return _seal_of(campaign_id, head)
 
 
+def seal_of(campaign_id: int, head: tuple | None) -> Seal:
+    """The seal of a log whose latest entry is `head` (id, seq, hash, created_at; None: an
+    empty log)."""
+    return _seal_of(campaign_id, head)
+
+
 def _seal_of(campaign_id: int, head: tuple | None) -> Seal:
     if head is None:
         return Seal(campaign_id, 0, 0, EMPTY_PREFIX)

@@ -10,6 +10,13 @@ Each event says which characters changed and at which log id:
 the hour rests) in entries this viewer may see: no character id says so, and a GM's dashboard
 redraws its clock bar from it.
 
+`"log_seal": {"from": …, "to": …}` is added when the log extends the seal it had before this
+batch ("from") up to its seal now ("to"): every open page checks after each change that the log
+extends the seal it kept (journal.views.history_seal); the process makes that check once per
+change for all its pages (`_log_check`, the same journal.audit.check_seal), and a page that
+kept "from" keeps "to" without asking (static/live.js). A seal says no more than the seal
+endpoint tells any member; it comes only with a change the viewer is told of.
+
 `cards` names the cards among them that the page said it shows (`?cards=3,9`) and that this
 viewer may see in full: their new HTML follows in a message of its own, as soon as it is
 rendered, so that rendering never delays the announcement. It belongs to the change just
@@ -74,7 +81,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from importlib import import_module
 
@@ -98,6 +105,7 @@ from campaign.models import Membership
 from campaign.permissions import can_see_full_sheet, get_membership
 from characters.models import Character
 from journal import events as live
+from journal.audit import check_seal, seal_of
 from journal.models import AuditEntry
 from journal.visibility import (
     EntryFacts,
@@ -142,6 +150,9 @@ class Change:
     # The GM's sealed rolls of the batch a player is told of: (entry id, commitment), never
     # the result (journal/sealing.py); static/sealed.js remembers them until the reveal.
     sealed: tuple[tuple[int, str], ...] = ()
+    # (the log's seal just before this batch, the log's seal now) when the log extends the
+    # first (`_log_check`): a page that kept the first needs not ask (static/live.js).
+    log_seal: tuple[str, str] | None = None
 
     def as_dict(self) -> dict:
         data = {"characters": list(self.characters), "log_id": self.log_id}
@@ -151,6 +162,8 @@ class Change:
             data["campaign"] = True
         if self.sealed:
             data["sealed"] = {str(entry_id): commitment for entry_id, commitment in self.sealed}
+        if self.log_seal:
+            data["log_seal"] = {"from": self.log_seal[0], "to": self.log_seal[1]}
         return data
 
     @property
@@ -414,6 +427,38 @@ def _cards_message(membership: Membership, change: Change, shown: Shown) -> Card
     return CardsMessage(change.log_id, html)
 
 
+def _log_check(event: live.Event) -> tuple[str, str] | None:
+    """What every open page asks after each change (journal.views.history_seal, static/live.js):
+    does the log extend the seal it kept? Its pages keep the seal of the log before this batch,
+    which they were told with the change before: checked here once per process for them all
+    (journal.audit.check_seal, the same check), and told with the change as (that seal, the
+    seal now). None when the log does not extend it, or the batch is gone: the pages then ask,
+    and are told what is wrong."""
+    campaign_id = event.campaign_id
+    batch = AuditEntry.objects.filter(pk=event.log_id, campaign_id=campaign_id).values("batch")
+    first = (
+        AuditEntry.objects.filter(campaign_id=campaign_id, batch__in=batch)
+        .order_by("id")
+        .values_list("id", "seq")
+        .first()
+    )
+    if first is None:
+        return None
+    head = None
+    if first[1] > 1:
+        head = (
+            AuditEntry.objects.filter(campaign_id=campaign_id, id__lt=first[0])
+            .order_by("-id")
+            .values_list("id", "seq", "hash", "created_at")
+            .first()
+        )
+        if head is None:
+            return None
+    before = seal_of(campaign_id, head)
+    check = check_seal(campaign_id, before)
+    return (str(before), str(check.current)) if check.extends else None
+
+
 # One read per event, viewer and kind of page in this process, however many streams that viewer
 # has open (a GM with the dashboard in three tabs, or the benchmark's hundreds of clients).
 _memo: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OrderedDict] = (
@@ -422,15 +467,21 @@ _memo: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OrderedDict] = (
 _MEMO_SIZE = 512
 
 
-async def _once(key, function, *args):
-    """`read(function, *args)`, shared by every stream of this process asking for `key`."""
+def _shared(key, function, *args) -> asyncio.Future:
+    """`read(function, *args)` started once for every stream of this process asking for
+    `key`."""
     memo = _memo.setdefault(asyncio.get_running_loop(), OrderedDict())
     future = memo.get(key)
     if future is None:
         future = memo[key] = asyncio.ensure_future(read(function, *args))
         while len(memo) > _MEMO_SIZE:
             memo.popitem(last=False)
-    return await asyncio.shield(future)
+    return future
+
+
+async def _once(key, function, *args):
+    """`read(function, *args)`, shared by every stream of this process asking for `key`."""
+    return await asyncio.shield(_shared(key, function, *args))
 
 
 # Who streams each campaign in this process: user id -> open streams. An event's one read
@@ -451,6 +502,8 @@ async def visible_change(event: live.Event, user_id: int, shown: Shown):
     """This viewer's change and membership (None: no longer a member). The event is read once
     per process for every viewer of its campaign, whatever the number of their streams."""
     viewers = frozenset(_viewers.get(event.campaign_id, ())) | {user_id}
+    # The log's check runs beside the event's read, on another reader thread.
+    checked = _shared((event.campaign_id, event.log_id, "log seal"), _log_check, event)
     views = await _once((event.campaign_id, event.log_id), _event_views, event, viewers)
     if user_id not in views:  # a stream opened after the read began: its own read
         key = (event.campaign_id, event.log_id, user_id)
@@ -458,7 +511,14 @@ async def visible_change(event: live.Event, user_id: int, shown: Shown):
     seen = views[user_id]
     if seen is None:
         return None
-    return _change(event, seen, shown), seen.membership
+    change = _change(event, seen, shown)
+    if change.anything:
+        try:
+            log_seal = await asyncio.shield(checked)
+        except (OperationalError, InterfaceError):
+            log_seal = None  # the pages ask, as they did before
+        change = replace(change, log_seal=log_seal)
+    return change, seen.membership
 
 
 async def cards_message(event: live.Event, user_id: int, shown: Shown, change, membership):

@@ -27,6 +27,11 @@ from play.selectors import proposals_waiting
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
 PARTY_BAR, LOG, FIGHT_PART = "party-bar", "roll-log", "fight"
 PROPOSALS = "proposals"  # the players' proposals waiting for the GM (play/_proposals.html)
+# A player's home: their own characters and the party's rows (play/player_home.html).
+OWN_LIST, PARTY_LIST = "own-characters", "party-members"
+# A player's fight strip (R33), on their home and their sheet: redrawn by the live updates when
+# the campaign changes, alone.
+FIGHT_STRIP = "fight-strip"
 # The header in which the dashboard names the view it shows (cards or compact rows).
 VIEW_HEADER = "X-Dashboard-View"
 SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party|fight)$")

@@ -20,7 +20,7 @@ from characters.models import Character, Vital
 from journal.feed import feed
 from journal.selectors import sealed_rolls
 from journal.texts import rule_message
-from play import selectors, services
+from play import parts, selectors, services
 from play.actions import CheckForm
 from play.parts import seen_explanation
 from play.proposals import ProposalForm
@@ -64,6 +64,18 @@ def sheet_response(
         context = {"campaign": campaign, "membership": membership, "character": character}
         context["sealed_rolls"] = sealed_rolls(membership, character.pk)
         return render(request, "journal/_sealed_rolls.html", context)
+    if request.htmx and request.htmx.target == f"proposals-{character.pk}":
+        # The live updates refetch the owner's proposals alone when their character changes
+        # (the GM may have decided one).
+        proposing = _proposing(membership, character, None)
+        if proposing:
+            context = {"campaign": campaign, "membership": membership, "character": character}
+            return render(request, "play/_my_proposals.html", context | proposing)
+    if request.htmx and request.htmx.target == parts.FIGHT_STRIP and not membership.is_gm:
+        # The live updates refetch the fight strip alone when the campaign moves.
+        strip = selectors.fight_strip(campaign, membership, [character])
+        context = {"campaign": campaign, "membership": membership, "fight_strip": strip}
+        return render(request, "play/_fight_strip.html", context)
     may_roll = can_roll_for(membership, character)
     # Only the conscious act (R10–R16); the engine refuses the others' tests anyway.
     conscious = character.vital in CONSCIOUS

@@ -327,17 +327,23 @@ def campaign_detail(request, campaign_id):
         return _dashboard(request, membership)
     rows = list(selectors.characters_for_cards(campaign))
     own = [c for c in rows if c.owner_id == request.user.pk]
-    response = render(
-        request,
-        "play/player_home.html",
-        {
-            "campaign": campaign,
-            "membership": membership,
-            "own": own,
-            "party": selectors.party_for(membership, rows),
-            "fight_strip": selectors.fight_strip(campaign, membership, own, rows=rows),
-        },
-    )
+    context = {
+        "campaign": campaign,
+        "membership": membership,
+        "own": own,
+        "party": selectors.party_for(membership, rows),
+        "fight_strip": selectors.fight_strip(campaign, membership, own, rows=rows),
+    }
+    # The live updates redraw the two lists on every change (static/live.js): one request
+    # aimed at the player's own list gets both, not the whole page twice.
+    target = request.htmx.target if request.htmx else None
+    if target == parts.OWN_LIST:
+        return render(request, "play/player_home.html#lists", context | {"oob": True})
+    if target == parts.PARTY_LIST:
+        return render(request, "play/player_home.html#party", context)
+    if target == parts.FIGHT_STRIP:
+        return render(request, "play/_fight_strip.html", context)
+    response = render(request, "play/player_home.html", context)
     # A player's « Groupe » is read at the table too: the service worker (live/offline.py)
     # keeps it offline; the GM's dashboard, at the same address, it does not.
     response[OFFLINE_COPY_HEADER] = "keep"

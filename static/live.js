@@ -145,10 +145,11 @@
 
   function refresh(id) {
     // A player's home: the change may be the GM giving or taking this character, which
-    // moves it between their own list and the party's, so both lists are redrawn whole.
+    // moves it between their own list and the party's, so both lists are redrawn whole, in
+    // one request: the answer aimed at the own list brings the party's out of band
+    // (play/views.py campaign_detail).
     if (document.getElementById("own-characters")) {
       refetchPart("own-characters");
-      refetchPart("party-members");
       return;
     }
     pending[id] = true;
@@ -566,7 +567,19 @@
   function soon() {
     if (!timer) timer = window.setTimeout(check, CHECK_AFTER_CHANGE_MS);
   }
-  document.addEventListener("live:change", soon);
+  // The stream checks each change once for every page (live/stream.py `log_seal`): the log
+  // extends the seal it had before that change, up to a new one. A page that kept that very
+  // seal keeps the new one without asking; any other (a change missed, caught up on or
+  // polled, a warning shown) asks the server.
+  document.addEventListener("live:change", function (evt) {
+    var told = evt.detail && evt.detail.log_seal;
+    if (told && !timer && banner.hidden && told.from && told.from === seen()) {
+      latest = told.to;
+      remember(told.to);
+      return;
+    }
+    soon();
+  });
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") soon();
   });

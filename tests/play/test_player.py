@@ -189,3 +189,86 @@ def test_the_party_view_follows_party_visibility(player_client, world, shown, st
     assert ("5 / 18" in item) is bars
     assert "5 / 18" not in content or bars
     assert world.npc.name not in content  # NPCs are the GM's to reveal
+
+
+@pytest.mark.parametrize("shown", [PartyVisibility.NOTHING, PartyVisibility.BARS])
+def test_the_live_refetch_of_a_players_home_gets_both_lists_in_one_answer(
+    player_client, world, shown
+):
+    """static/live.js redraws a player's two lists on every change with one request aimed at
+    #own-characters: the answer is those two lists alone (not the whole page), the party's
+    marked for an out-of-band swap, through the same party visibility as the page."""
+    world.campaign.party_visibility = shown
+    world.campaign.save()
+    put(world.other_pc, pv=5)
+    url = reverse("campaign", args=[world.campaign.pk])
+    page = player_client.get(url).content.decode()
+
+    answer = player_client.get(
+        url, headers={"HX-Request": "true", "HX-Target": "own-characters"}
+    ).content.decode()
+
+    assert answer.lstrip().startswith('<section class="own" id="own-characters"')
+    assert "<html" not in answer and 'id="live"' not in answer
+    assert re.search(r'id="party-members"[^>]*hx-swap-oob="true"', answer)
+    assert 'hx-swap-oob="true"' not in page  # the page itself swaps nothing out of band
+    assert _party_item(answer, world.other_pc) == _party_item(page, world.other_pc)
+    assert ("5 / 18" in answer) is (shown == PartyVisibility.BARS)
+    assert world.npc.name not in answer
+    assert world.pc.name in answer  # their own character, in their own list
+
+    party = player_client.get(
+        url, headers={"HX-Request": "true", "HX-Target": "party-members"}
+    ).content.decode()
+    assert party.lstrip().startswith('<section class="panel party" id="party-members"')
+    assert "hx-swap-oob" not in party and 'id="own-characters"' not in party
+
+
+def test_the_live_refetch_of_a_players_fight_strip_gets_the_strip_alone(player_client, world):
+    """R33: when the campaign moves, static/live.js redraws a player's fight strip from the page
+    it is on (their home, their sheet): the answer is the strip alone, as the page shows it,
+    with the fight running (their turn and what they have left)."""
+    from play import services
+
+    services.fight_start(
+        campaign_id=world.campaign.pk, actor=world.gm, character_ids=[world.pc.pk, world.npc.pk]
+    )
+    for url in (
+        reverse("campaign", args=[world.campaign.pk]),
+        reverse("character", args=[world.campaign.pk, world.pc.pk]),
+    ):
+        page = player_client.get(url).content.decode()
+        strip = player_client.get(
+            url, headers={"HX-Request": "true", "HX-Target": "fight-strip"}
+        ).content.decode()
+        found = re.search(r'<section class="fight-strip.*?</section>', page, re.S)
+        # The same strip but for the CSRF token, masked anew on each render.
+        unmasked = [
+            re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html)
+            for html in (strip.strip(), found.group(0) if found else "")
+        ]
+        assert found and unmasked[0] == unmasked[1]
+        assert world.pc.name in strip and 'data-testid="fight-round"' in strip
+        assert "<html" not in strip and 'id="feed"' not in strip and "<h1>" not in strip
+
+
+def test_the_live_refetch_of_an_owners_proposals_gets_the_list_alone(player_client, world):
+    """static/live.js redraws the owner's proposals (#proposals-<id>) from their sheet when
+    their character changes: the answer is that list alone, as the sheet shows it."""
+    from play.proposals import proposal_make
+
+    proposal_make(
+        character_id=world.pc.pk,
+        actor=world.player,
+        action="damage",
+        arguments={"amount": 2},
+        note="Une flèche",
+    )
+    url = reverse("character", args=[world.campaign.pk, world.pc.pk])
+    page = player_client.get(url).content.decode()
+    part = player_client.get(
+        url, headers={"HX-Request": "true", "HX-Target": f"proposals-{world.pc.pk}"}
+    ).content.decode()
+    assert part.strip().startswith(f'<div id="proposals-{world.pc.pk}"')
+    assert "Une flèche" in part and "Une flèche" in page
+    assert "<html" not in part and 'id="feed"' not in part
