@@ -160,6 +160,13 @@ def _service_worker(response, w):
     assert response["Service-Worker-Allowed"] == "/"
 
 
+def _offline_page(response, w):
+    html = response.content.decode()
+    assert "<script" not in html and "<form" not in html
+    for user in (w.gm, w.player, w.other_player, w.outsider):
+        assert user.username not in html
+
+
 def _health(response, w):
     assert response["Content-Type"] == "text/plain"
     assert response.content == b"ok"
@@ -582,6 +589,14 @@ ROUTES = [
         lambda w: reverse("service_worker"),
         EVERYONE,
         ok={"get": Answer(200, check=_service_worker)},
+    ),
+    # The worker's page for a page opened offline: the same for everyone, nothing of anyone's.
+    Route(
+        "offline_page",
+        ("get",),
+        lambda w: reverse("offline_page"),
+        EVERYONE,
+        ok={"get": Answer(200, check=_offline_page)},
     ),
 ]
 BY_NAME = {route.name: route for route in ROUTES}
