@@ -129,7 +129,7 @@ def _refused(request, membership, message: str):
 
 def _dashboard_page(request, membership, context):
     context["log_entries"] = selectors.latest_entries(membership)
-    context["characters"] = selectors.characters_for_cards(context["campaign"])
+    context["characters"] = selectors.characters_for_cards(context["campaign"]).filter(in_play=True)
     context["view"] = membership.dashboard_view
     context["views"] = DashboardView.choices
     return render(request, "play/dashboard.html", context, status=400)

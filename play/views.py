@@ -359,7 +359,7 @@ def dashboard_response(request, membership, *, status=200, proposal_error=None):
     context["log_entries"] = selectors.latest_entries(membership)
     if target == parts.LOG:
         return render(request, "play/dashboard.html#log", context)
-    context["characters"] = selectors.characters_for_cards(campaign)
+    context["characters"] = selectors.characters_for_cards(campaign).filter(in_play=True)
     context["view"] = membership.dashboard_view
     context["views"] = DashboardView.choices
     return render(request, "play/dashboard.html", context, status=status)

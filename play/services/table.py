@@ -156,7 +156,7 @@ def character_in_play_set(
                     (f"{row.name} est déjà en jeu.", f"{row.name} is already in play.")
                     if in_play
                     else (
-                        f"{row.name} est déjà retiré de la table.",
+                        f"{row.name} n’est déjà plus à la table.",
                         f"{row.name} is already off the table.",
                     )
                 )

@@ -68,7 +68,7 @@ def fight_section(context, rows=None):
             if rows is not None
             else Character.objects.filter(campaign=campaign)
             .order_by("kind", "name", "pk")
-            .only("pk", "name", "kind", "vital")
+            .only("pk", "name", "kind", "vital", "in_play")
         )
     # R9/R33: the next turn ends a round that moves the clock (its length): the rolls due in
     # it (R11, R13) may be typed in, so the next-turn form takes dice.

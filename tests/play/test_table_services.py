@@ -84,7 +84,7 @@ def test_an_npc_off_the_table_is_logged_and_comes_back_and_undoes(campaign, gm, 
     assert (entry.field, entry.before, entry.after) == ("in_play", True, False)
     assert entry.text_fr == "Retiré de la table" and entry.kind == EntryKind.CHANGE
 
-    with pytest.raises(TableError, match="déjà retiré"):
+    with pytest.raises(TableError, match="déjà plus à la table"):
         character_in_play_set(character_id=npc.pk, actor=gm, in_play=False)
 
     services.entry_undo(campaign_id=campaign.pk, actor=gm, entry_id=entry.pk)
