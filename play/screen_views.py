@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from campaign.permissions import get_gm_membership
 from characters.models import Character, Kind
@@ -142,9 +143,11 @@ def character_duplicate_view(request, campaign_id, character_id):
                     _("%(name)s: %(n)s copies added to the table.")
                     % {"name": character.name, "n": created},
                 )
+                if request.htmx:
+                    return HttpResponseClientRedirect(reverse("campaign", args=[campaign_id]))
                 return redirect("campaign", campaign_id)
     template = "play/duplicate.html"
-    if request.htmx and not error:
+    if request.htmx:  # the card's panel, refused input included (a 400 the panel shows)
         template += "#duplicate-form"
     return render(
         request,

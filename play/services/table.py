@@ -16,7 +16,7 @@ from journal import audit
 from journal.events import publish
 from journal.models import EntryKind
 from journal.texts import CREATED, IN_PLAY
-from play.services.runner import Result, Table, on_character, run
+from play.services.runner import Result, Table, run
 from play.services.settings import SETTING_PREFIX
 from play.services.sheet import _validate
 from rules import engine
@@ -138,9 +138,10 @@ def character_in_play_set(
     *, character_id: int, actor, in_play: bool, visibility: str | None = None
 ) -> Result:
     """An NPC out of the story (dead, fled) leaves the table: the dashboard and the table
-    screen no longer show it, its log stays. Back in play, it is shown again. One change
-    entry each way (the history's undo puts it back). Refused for a player character (the
-    players' pages follow their characters) and for a combatant of the running fight."""
+    screen no longer show it, its log stays; a combatant leaves the running fight in the same
+    action (R33). Back in play, it is shown again (not back in a fight). One change entry each
+    way, undone by the history's undo. Refused for a player character (the players' pages
+    follow their characters) and for the last combatant of a fight (the fight ends instead)."""
     key = str(character_id)
 
     def operation(t: Table) -> engine.Outcome:
@@ -161,19 +162,27 @@ def character_in_play_set(
                     )
                 )
             )
+        steps = engine.Steps(t.state)
         fight = t.state.fight
         if not in_play and fight is not None and key in fight.order:
-            raise TableError(
-                f"{row.name} est dans le combat en cours : sortez-le du combat d’abord.",
-                f"{row.name} is in the running fight: take them out of the fight first.",
-                rule_id="R33",
-            )
-        steps = engine.Steps(t.state)
+            rest = [other for other in fight.order if other != key]
+            if not rest:
+                raise TableError(
+                    f"{row.name} est le dernier du combat : terminez le combat d’abord.",
+                    f"{row.name} is the last one in the fight: end the fight first.",
+                    rule_id="R33",
+                )
+            steps.then(engine.set_order(t.state, rest, ruleset=t.ruleset))
         steps.keep([engine.Change(key, IN_PLAY, row.in_play, in_play, "", t.state.clock, True)])
         return steps.outcome()
 
-    return on_character(
-        character_id, "character_in_play_set", operation, actor=actor, visibility=visibility
+    return run(
+        character_ids=[character_id],
+        fighting=True,
+        actor=actor,
+        action="character_in_play_set",
+        operation=operation,
+        visibility=visibility,
     )
 
 

@@ -2,6 +2,7 @@
 logged as creations; an NPC taken off the table and put back, logged, undoable."""
 
 import pytest
+from django.urls import reverse
 
 from characters.models import Character, Kind
 from journal.models import AuditEntry, EntryKind
@@ -104,9 +105,66 @@ def test_a_player_character_never_leaves_the_table(campaign, gm, pc):
     assert pc.in_play
 
 
-def test_r33_a_combatant_of_the_running_fight_stays_on_the_table(campaign, gm, npc, pc):
-    services.fight_start(campaign_id=campaign.pk, actor=gm, character_ids=[pc.pk, npc.pk])
-    with pytest.raises(engine.RuleError, match="combat en cours"):
+def test_r33_a_combatant_off_the_table_leaves_the_fight_in_the_same_action(campaign, gm, npc, pc):
+    """R33: an NPC taken off the table mid-fight leaves the order in the same batch; the
+    last combatant cannot leave (the fight ends instead)."""
+    services.fight_start(campaign_id=campaign.pk, actor=gm, character_ids=[npc.pk, pc.pk])
+    result = character_in_play_set(character_id=npc.pk, actor=gm, in_play=False)
+    campaign.refresh_from_db()
+    assert campaign.fight["order"] == [str(pc.pk)]
+    assert {e.field for e in result.entries} >= {"fight", "in_play"}
+    assert len({e.batch for e in result.entries}) == 1
+    character_in_play_set(character_id=npc.pk, actor=gm, in_play=True)
+    services.fight_end(campaign_id=campaign.pk, actor=gm)
+    services.fight_start(campaign_id=campaign.pk, actor=gm, character_ids=[npc.pk])
+    with pytest.raises(engine.RuleError, match="dernier du combat"):
         character_in_play_set(character_id=npc.pk, actor=gm, in_play=False)
     npc.refresh_from_db()
     assert npc.in_play
+
+
+# ---------------------------------------------------------------------------------------------
+# The GM's pages
+
+
+def test_duplicate_page_makes_copies_and_refuses_bad_counts_in_french(
+    campaign, gm_client, player_client, npc
+):
+    url = reverse("character_duplicate", args=[campaign.pk, npc.pk])
+    assert player_client.post(url, {"count": "2"}).status_code == 403
+    for bad, said in (("abc", "Tapez un nombre de copies"), ("50", "entre 1 et 20")):
+        response = gm_client.post(url, {"count": bad})
+        assert response.status_code == 400 and said in response.content.decode()
+    assert Character.objects.filter(campaign=campaign).count() == 1
+    response = gm_client.post(url, {"count": "5"}, follow=True)
+    assert "5 copies ajoutées à la table" in response.content.decode()
+    names = sorted(Character.objects.filter(campaign=campaign).values_list("name", flat=True))
+    assert names == [f"Le Vicomte masque {n}" for n in range(1, 7)]
+
+
+def test_off_table_leaves_the_dashboard_and_comes_back(campaign, gm_client, npc, pc):
+    dashboard = reverse("campaign", args=[campaign.pk])
+    assert f'id="character-{npc.pk}"' in gm_client.get(dashboard).content.decode()
+    url = reverse("character_in_play", args=[campaign.pk, npc.pk])
+    response = gm_client.post(url, {"in_play": "0"}, follow=True)
+    html = response.content.decode()
+    assert "quitte la table" in html and f'id="character-{npc.pk}"' not in html
+    assert f'id="character-{pc.pk}"' in html
+    # The card the live stream or another tab gets is marked, so that its slot hides.
+    card = gm_client.get(reverse("character_card", args=[campaign.pk, npc.pk])).content.decode()
+    assert "<article data-off-table " in card
+    listed = gm_client.get(reverse("off_table", args=[campaign.pk])).content.decode()
+    assert npc.name in listed and "Remettre en jeu" in listed
+    assert gm_client.post(url, {"in_play": "x"}).status_code == 400
+    refused = gm_client.post(
+        reverse("character_in_play", args=[campaign.pk, pc.pk]), {"in_play": "0"}, follow=True
+    )
+    assert "seuls les PNJ" in refused.content.decode()
+    gm_client.post(url, {"in_play": "1"})
+    assert f'id="character-{npc.pk}"' in gm_client.get(dashboard).content.decode()
+
+
+def test_the_table_menu_is_in_the_cards_and_rows_more_actions(campaign, gm, gm_client, npc, pc):
+    html = gm_client.get(reverse("campaign", args=[campaign.pk])).content.decode()
+    assert html.count('data-action="duplicate"') == 2  # both cards
+    assert html.count('data-action="off-table"') == 1  # the NPC only
