@@ -43,6 +43,7 @@ def table(browser, live_server, console_errors, campaign, gm, pc, other_pc, npc,
     screen_gate = Gate()
     tv_context.route(f"{live_server.url}/screen/**/part/**", screen_gate.route_part)
     tv.goto(f"{live_server.url}/screen/{campaign.pk}/{token}/")
+    page.evaluate(f"{NO_RELOAD} = 'still here'")
     yield page, phone, phone_gate, tv, screen_gate
     for context in (gm_context, phone_context, tv_context):
         context.close()
@@ -93,7 +94,9 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     assert tv.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(14, 13, 10)"
     assert tv.locator("button, input, select, textarea, form").count() == 0
     expect(tv.get_by_test_id("screen-clock")).to_contain_text("scène 1")
-    assert float(tv.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)")) >= 20
+    assert (
+        float(tv.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)")) >= 20
+    )
 
     # « Dupliquer… » from the guard's card menu: a refused count first, in the panel.
     card = page.locator(f"#character-{npc.pk}")
@@ -156,20 +159,26 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     # A damage everyone sees reaches the screen's bars.
     pc_card = page.locator(f"#character-{pc.pk}")
     pc_card.locator("input[name=amount]").fill("3")
-    pc_card.get_by_role("button", name="Dégâts", exact=True).click()
+    with page.expect_response(lambda r: "/act/damage/" in r.url):
+        pc_card.get_by_role("button", name="Dégâts", exact=True).click()
     expect(page.locator(f"#result-{pc.pk}")).to_contain_text("PV")
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
     pc.refresh_from_db()
     told = pc.pv
     member = tv.locator(f"[data-testid=screen-member][data-character='{pc.pk}']")
-    screen_follows(lambda: expect(member.get_by_test_id("screen-pv")).to_have_text(f"{told} / {pc.pv_max}"))
+    screen_follows(
+        lambda: expect(member.get_by_test_id("screen-pv")).to_have_text(f"{told} / {pc.pv_max}")
+    )
     tv.screenshot(path=artifacts / f"table-screen-tv-fight-{mode}.png")
 
     # A GM-only damage: the GM's card shows it, the screen never does.
     pc_card = page.locator(f"#character-{pc.pk}")
     pc_card.get_by_test_id("visibility").select_option("gm")
     pc_card.locator("input[name=amount]").fill("4")
-    pc_card.get_by_role("button", name="Dégâts", exact=True).click()
+    with page.expect_response(lambda r: "/act/damage/" in r.url):
+        pc_card.get_by_role("button", name="Dégâts", exact=True).click()
     expect(page.locator(f"#result-{pc.pk}")).to_contain_text("PV")
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
     pc.refresh_from_db()
     assert pc.pv < told
     expect(page.locator(f"#character-{pc.pk}").get_by_test_id("pv")).to_contain_text(str(pc.pv))
@@ -207,7 +216,8 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     expect(page.locator(".messages")).to_contain_text("Garde 2 est de retour en jeu")
     page.goto(f"{live_server.url}/c/{campaign.pk}/")
     expect(page.locator(f"#character-{garde2.pk}")).to_be_visible()
-    page.locator("#fight").get_by_role("button", name="Terminer le combat").click()
+    page.locator("#fight").get_by_role("button", name="Fin du combat").click()
+    expect(page.locator("#result-fight")).to_contain_text("Fin du combat")
     section = page.locator("#fight")
     section.locator("summary").click()
     for character in (garde2, pc):
