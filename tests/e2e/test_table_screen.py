@@ -148,8 +148,8 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     phone_gate.open.clear()
 
     # The next turn: the screen's highlight moves on.
-    section.get_by_role("button", name="Tour suivant").click()
-    expect(page.locator(f"#fight [aria-current=step]")).to_have_count(1)
+    with page.expect_response(lambda r: "/fight/next/" in r.url):
+        section.get_by_role("button", name="Tour suivant").click()
     page.wait_for_function("() => !document.querySelector('.htmx-request')")
     campaign.refresh_from_db()
     current = order[int(campaign.fight["turn"])]
