@@ -169,3 +169,16 @@ def test_npcs_appear_only_in_the_fight_and_not_once_off_the_table(campaign, gm, 
     services.fight_end(campaign_id=campaign.pk, actor=gm)
     assert npc.name not in screen_text(gm_client, url)
     assert Character.objects.get(pk=npc.pk).in_play
+
+
+def test_the_screens_refetch_stays_a_handful_of_queries(
+    bars, gm, pc, other_pc, npc, link, django_assert_max_num_queries
+):
+    """Every screen refetches its part every two seconds: a few queries, whatever the party."""
+    services.fight_start(campaign_id=bars.pk, actor=gm, character_ids=[pc.pk, npc.pk, other_pc.pk])
+    services.character_damage(character_id=pc.pk, actor=gm, amount=3, visibility="gm")
+    client = Client()
+    url = urls(bars, link)[1]
+    client.get(url)
+    with django_assert_max_num_queries(4):
+        assert client.get(url).status_code == 200
