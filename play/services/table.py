@@ -56,9 +56,10 @@ def numbered_names(name: str, taken: list[str], count: int) -> tuple[str, list[s
 def character_duplicate(*, character_id: int, actor, count: int) -> Result:
     """`count` copies of a character, numbered, in one batch: the same kind, statistics,
     maxima, PA, actions, reflexes and notes, at full PV and Flux, without conditions,
-    sequels, illness or player. An unnumbered original takes the number 1 (its name's change
-    is logged in the same batch). Each copy is logged as a creation; a creation is not undone
-    (play/services/undo.py): the GM takes a copy out of play instead."""
+    sequels, illness or player. An unnumbered NPC takes the number 1 (its name's change is
+    logged in the same batch); a player character keeps its name. Each copy is logged as a
+    creation; a creation is not undone (play/services/undo.py): the GM takes a copy out of
+    play instead."""
     if not 1 <= count <= MAX_COPIES:
         raise TableError(
             f"Choisissez entre 1 et {MAX_COPIES} copies.",
@@ -70,6 +71,8 @@ def character_duplicate(*, character_id: int, actor, count: int) -> Result:
         source = Character.objects.get(pk=character_id)
         taken = list(Character.objects.filter(campaign=campaign).values_list("name", flat=True))
         original, names = numbered_names(source.name, taken, count)
+        if source.kind != Kind.NPC:
+            original = source.name  # a player's character keeps the name its player knows
         copies = []
         for name in names:
             row = Character(

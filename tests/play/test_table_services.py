@@ -58,6 +58,14 @@ def test_r1_r2_duplicate_copies_stats_and_maxima_at_full_pv_without_conditions(c
     assert any(e.field == "name" and e.character_id == npc.pk for e in result.entries)
 
 
+def test_a_player_character_duplicated_keeps_its_name_and_player(campaign, gm, pc, player):
+    character_duplicate(character_id=pc.pk, actor=gm, count=2)
+    pc.refresh_from_db()
+    assert pc.name == "Isaure" and pc.owner_id == player.pk
+    copies = Character.objects.filter(campaign=campaign, name__in=["Isaure 2", "Isaure 3"])
+    assert [c.owner_id for c in copies] == [None, None]
+
+
 def test_a_duplication_is_not_undone_a_creation_never_is(campaign, gm, npc):
     result = character_duplicate(character_id=npc.pk, actor=gm, count=2)
     with pytest.raises(NotUndoable):
