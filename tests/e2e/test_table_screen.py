@@ -192,8 +192,24 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     assert str(pc.pv) not in member.inner_text()
     assert "MJ" not in tv.locator("main").inner_text()
 
-    # « Retirer de la table » for Garde 2, mid-fight: off the dashboard and the screen.
+    # Garde 2 falls: the screen says so in words, beside an icon.
     garde2 = guards["Garde 2"]
+    card2 = page.locator(f"#character-{garde2.pk}")
+    card2.locator("input[name=amount]").fill("99")
+    with page.expect_response(lambda r: "/act/damage/" in r.url):
+        card2.get_by_role("button", name="Dégâts", exact=True).click()
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
+    garde2.refresh_from_db()
+    assert garde2.vital != "up"
+    fallen = tv.locator(f"[data-testid=screen-fighter][data-character='{garde2.pk}']")
+    screen_follows(lambda: expect(fallen.get_by_test_id("screen-down")).to_be_visible())
+    expect(fallen.get_by_test_id("screen-down")).to_contain_text(
+        {"borrowed_time": "En sursis", "dead": "Mort", "coma": "Dans le coma"}[garde2.vital]
+    )
+    assert fallen.locator("svg.icon").count() == 1
+    tv.screenshot(path=artifacts / f"table-screen-tv-down-{mode}.png")
+
+    # « Retirer de la table » for Garde 2, mid-fight: off the dashboard and the screen.
     page.locator(f"#character-{garde2.pk}").locator("nav.more").get_by_role(
         "button", name="Retirer de la table"
     ).click()
@@ -212,6 +228,7 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     listed = page.get_by_test_id("off-table-character")
     expect(listed).to_have_count(1)
     expect(listed).to_contain_text("Garde 2")
+    page.screenshot(path=artifacts / f"table-screen-off-table-{mode}.png")
     listed.get_by_role("button", name="Remettre en jeu").click()
     expect(page.locator(".messages")).to_contain_text("Garde 2 est de retour en jeu")
     page.goto(f"{live_server.url}/c/{campaign.pk}/")
@@ -226,7 +243,6 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     expect(page.locator("#result-fight")).to_contain_text("Début du combat")
     screen_follows(lambda: turn_is(str(garde2.pk)))
     page.screenshot(path=artifacts / f"table-screen-gm-{mode}.png")
-    phone.screenshot(path=artifacts / f"table-screen-phone-{mode}.png")
     tv.screenshot(path=artifacts / f"table-screen-tv-{mode}.png")
 
     # The link revoked on the settings page: the screen says so, in French.
@@ -240,5 +256,13 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
         )
     )
     tv.screenshot(path=artifacts / f"table-screen-tv-revoked-{mode}.png")
+    page.locator("#screen").scroll_into_view_if_needed()
+    page.screenshot(path=artifacts / f"table-screen-settings-{mode}.png")
+    # The phone caught up with the second fight.
+    phone_gate.open.set()
+    expect(phone.get_by_test_id("fight-strip").locator("ol.order li")).to_have_count(2)
+    phone.wait_for_function("() => !document.querySelector('.htmx-request')")
+    phone_gate.open.clear()
+    phone.screenshot(path=artifacts / f"table-screen-phone-{mode}.png")
     assert page.evaluate("window.__htmx_errors") == []
     assert unexpected() == []
