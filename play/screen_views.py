@@ -14,6 +14,7 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -135,12 +136,20 @@ def character_duplicate_view(request, campaign_id, character_id):
                     character_id=character.pk, actor=request.user, count=number
                 )
             except (TableError, ValidationError) as failure:
-                error = rule_message(failure) if isinstance(failure, TableError) else str(failure)
+                error = (
+                    rule_message(failure)
+                    if isinstance(failure, TableError)
+                    else " ".join(failure.messages)
+                )
             else:
                 created = len([e for e in result.entries if e.field == "character"])
                 messages.success(
                     request,
-                    _("%(name)s: %(n)s copies added to the table.")
+                    ngettext(
+                        "%(name)s: %(n)s copy added to the table.",
+                        "%(name)s: %(n)s copies added to the table.",
+                        created,
+                    )
                     % {"name": character.name, "n": created},
                 )
                 if request.htmx:

@@ -148,6 +148,8 @@ def test_duplicate_page_makes_copies_and_refuses_bad_counts_in_french(
     assert "5 copies ajoutées à la table" in response.content.decode()
     names = sorted(Character.objects.filter(campaign=campaign).values_list("name", flat=True))
     assert names == [f"Le Vicomte masque {n}" for n in range(1, 7)]
+    response = gm_client.post(url, {"count": "1"}, follow=True)
+    assert "1 copie ajoutée à la table" in response.content.decode()
 
 
 def test_off_table_leaves_the_dashboard_and_comes_back(campaign, gm_client, npc, pc):
