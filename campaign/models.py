@@ -133,6 +133,10 @@ class Campaign(models.Model):
     pending_hour_rest = models.PositiveSmallIntegerField(null=True, blank=True)
     # R33: the running fight, as rules.engine.Fight.to_json() gives it; None between fights.
     fight = models.JSONField(null=True, blank=True)
+    # The table screen's link for a device without an account (a TV): only the SHA-256 of its
+    # token is kept, so the database never holds a working link; empty when there is none.
+    screen_token_hash = models.CharField(max_length=64, blank=True, editable=False)
+    screen_token_created_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["name", "pk"]

@@ -87,6 +87,9 @@ class Character(models.Model):
     wake_tries_from = models.DateTimeField(null=True, blank=True)
     down_cause = models.CharField(max_length=200, blank=True)
     sleep_deprived = models.BooleanField(default=False)  # R31
+    # An NPC out of the story (dead, fled) leaves the dashboard and the table screen but keeps
+    # its log; the GM puts it back in play from the list of characters out of play.
+    in_play = models.BooleanField(_("in play"), default=True)
     # Bumped on every write: cards carry it, so a cached or late fragment is never taken for
     # a newer one (play/cards.py, live updates).
     version = models.PositiveIntegerField(default=0, editable=False)

@@ -103,6 +103,7 @@ SHEET_FIELDS = {
     "owner": "owner_id",
     "public_notes": "public_notes",
     "gm_notes": "gm_notes",
+    "in_play": "in_play",  # an NPC out of play (play/services/table.py)
 }
 
 

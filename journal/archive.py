@@ -99,7 +99,8 @@ def _read(model: type[models.Model], record: dict, fields: list[models.Field], w
 # ---------------------------------------------------------------------------------------------
 # Export
 
-CAMPAIGN_FIELDS = _columns(Campaign)
+# The table screen's link stays with the server that made it: an archive never carries one.
+CAMPAIGN_FIELDS = _columns(Campaign, leave=("screen_token_hash", "screen_token_created_at"))
 CHARACTER_FIELDS = _columns(Character, leave=("campaign_id", "owner_id"))
 CONDITION_FIELDS = _columns(Condition, leave=("character_id",))
 SEQUEL_FIELDS = _columns(Sequel, leave=("character_id",))

@@ -95,6 +95,7 @@ FIELD_NAMES = {
     "stats": ("statistiques", "statistics"),
     "public_notes": ("notes publiques", "public notes"),
     "gm_notes": ("notes du MJ", "GM's notes"),
+    "in_play": ("en jeu", "in play"),
     "character": ("fiche", "sheet"),
     "proposal": ("proposition", "proposal"),
     # A roll request's entries (R34) and a sealed roll's reveal: the exports name them too.
@@ -102,6 +103,7 @@ FIELD_NAMES = {
     "seal": ("révélation d’un jet scellé", "sealed roll revealed"),
 }
 SETTING_WORDS = ("réglage", "setting")
+IN_PLAY = "in_play"  # an NPC out of play and back: its own sentence (change_text)
 CREATED = "character"  # the field of a character's creation entry: the new sheet in `after`
 # The field of a player's proposal's entries (play/proposals.py): made, refused, approved.
 # They change no state; only the GM and the character's owner see them (journal/visibility.py).
@@ -195,6 +197,10 @@ def change_text(change, people=None, names=None) -> tuple[str, str]:
     people = people or {}
     if change.field == CREATED:
         return _created_text(change.after, people)
+    if change.field == IN_PLAY:
+        if change.after:
+            return "Remis en jeu", "Back in play"
+        return "Retiré de la table", "Taken off the table"
     if change.field == "fight":
         fr, en = _fight_text(change.before, change.after, names or {})
         return _prefixed(change.rule_id, fr), _prefixed(change.rule_id, en)

@@ -40,10 +40,22 @@ def campaign_settings(request, campaign_id):
                 messages.success(request, _("Settings saved."))
                 return redirect("campaign_settings", campaign.pk)
         status = 400
+    return settings_page(request, membership, form=form, status=status)
+
+
+def settings_page(request, membership, *, form=None, status=200, new_screen_url=""):
+    """The settings page; `new_screen_url`: the table screen link just made, shown this once
+    (only its digest is kept)."""
+    campaign = membership.campaign
     return render(
         request,
         "campaign/settings.html",
-        {"campaign": campaign, "membership": membership, "form": form},
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "form": form or CampaignSettingsForm(instance=campaign),
+            "new_screen_url": new_screen_url,
+        },
         status=status,
     )
 

@@ -87,6 +87,10 @@ def card_html(character, *, campaign, membership, oob=False, view=CARDS) -> str:
                 "pending_proposals": proposals,
             },
         )
+        if not character.in_play:
+            # Off the table (play/services/table.py): a dashboard that still holds the card
+            # (another tab, a live push) hides its slot (static/app.css); its sheet shows it.
+            html = html.replace("<article ", "<article data-off-table ", 1)
         cache.set(key, html, CARD_TTL)
     return html.replace(OOB_PLACEHOLDER, OOB_ATTRIBUTE if oob else "", 1)
 

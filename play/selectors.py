@@ -224,8 +224,9 @@ def fight_view(campaign: Campaign, rows=None) -> FightView | None:
 
 
 def fight_candidates(rows) -> list[Character]:
-    """Who may be put in a fight: every character but the dead (R33: `require_alive`)."""
-    return [row for row in rows if row.vital != "dead"]
+    """Who may be put in a fight: every character in play but the dead (R33:
+    `require_alive`)."""
+    return [row for row in rows if row.vital != "dead" and row.in_play]
 
 
 @dataclass(frozen=True)
@@ -251,7 +252,7 @@ def fight_section(campaign: Campaign, rows=None) -> FightSection:
             rows = (
                 Character.objects.filter(campaign=campaign)
                 .order_by("kind", "name", "pk")
-                .only("pk", "name", "kind", "vital")
+                .only("pk", "name", "kind", "vital", "in_play")
             )
         candidates = fight_candidates(rows)
     rounds_roll = bool(

@@ -1,6 +1,14 @@
 from django.urls import path
 
-from play import campaign_views, fight_views, player, proposal_views, request_views, views
+from play import (
+    campaign_views,
+    fight_views,
+    player,
+    proposal_views,
+    request_views,
+    screen_views,
+    views,
+)
 
 urlpatterns = [
     path(
@@ -25,6 +33,31 @@ urlpatterns = [
         name="member_role",
     ),
     path("c/<int:campaign_id>/", views.campaign_detail, name="campaign"),
+    path("c/<int:campaign_id>/screen/", screen_views.screen_gm, name="screen"),
+    path("c/<int:campaign_id>/screen/part/", screen_views.screen_gm_part, name="screen_part"),
+    path(
+        "c/<int:campaign_id>/settings/screen-link/",
+        screen_views.screen_link_manage,
+        name="screen_link_manage",
+    ),
+    # The table screen's link: no session, the token is the key (play/screen.py).
+    path("screen/<int:campaign_id>/<str:token>/", screen_views.screen_link, name="screen_link"),
+    path(
+        "screen/<int:campaign_id>/<str:token>/part/",
+        screen_views.screen_link_part,
+        name="screen_link_part",
+    ),
+    path("c/<int:campaign_id>/off-table/", screen_views.off_table, name="off_table"),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/duplicate/",
+        screen_views.character_duplicate_view,
+        name="character_duplicate",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/in-play/",
+        screen_views.character_in_play_view,
+        name="character_in_play",
+    ),
     path("c/<int:campaign_id>/view/", views.dashboard_view, name="dashboard_view"),
     path("c/<int:campaign_id>/characters/new/", views.character_create, name="character_create"),
     path(

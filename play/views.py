@@ -384,8 +384,12 @@ def dashboard_response(request, membership, *, status=200, proposal_error=None):
 
 def dashboard_characters(campaign) -> dict:
     """The dashboard's characters and its fight section, drawn from the same rows (one read)."""
-    rows = selectors.characters_for_cards(campaign)
-    return {"characters": rows, "fight_section": selectors.fight_section(campaign, rows)}
+    rows = list(selectors.characters_for_cards(campaign))
+    # Characters taken off the table (« Retirer de la table ») leave the dashboard, not the fight.
+    return {
+        "characters": [row for row in rows if row.in_play],
+        "fight_section": selectors.fight_section(campaign, rows),
+    }
 
 
 @login_required
