@@ -18,7 +18,6 @@ from journal.models import EntryKind
 from journal.texts import CREATED, IN_PLAY
 from play.services.runner import Result, Table, run
 from play.services.settings import SETTING_PREFIX
-from play.services.sheet import _validate
 from rules import engine
 
 MAX_COPIES = 20  # copies one click makes: a table's worth of guards, not a typo's thousand
@@ -90,7 +89,8 @@ def character_duplicate(*, character_id: int, actor, count: int) -> Result:
                 public_notes=source.public_notes,
                 gm_notes=source.gm_notes,
             )
-            _validate(row)
+            # The model's rules for a sheet, as character_create checks them.
+            row.full_clean(exclude=["campaign", "id"])
             copies.append(row)
         for row in copies:
             row.save()

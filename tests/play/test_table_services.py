@@ -176,7 +176,7 @@ def test_off_table_leaves_the_dashboard_and_comes_back(campaign, gm_client, npc,
 
 def test_the_table_menu_is_in_the_cards_and_rows_more_actions(campaign, gm, gm_client, npc, pc):
     html = gm_client.get(reverse("campaign", args=[campaign.pk])).content.decode()
-    assert html.count('data-action="duplicate"') == 2  # both cards
+    assert html.count('data-testid="duplicate"') == 2  # both cards
     assert html.count('data-testid="off-table"') == 1  # the NPC only
     # The compact rows carry the same menu.
     from campaign.models import Membership
@@ -184,5 +184,5 @@ def test_the_table_menu_is_in_the_cards_and_rows_more_actions(campaign, gm, gm_c
     Membership.objects.filter(campaign=campaign, user=gm).update(dashboard_view="compact")
     html = gm_client.get(reverse("campaign", args=[campaign.pk])).content.decode()
     assert 'class="row' in html
-    assert html.count('data-action="duplicate"') == 2
+    assert html.count('data-testid="duplicate"') == 2
     assert html.count('data-testid="off-table"') == 1
