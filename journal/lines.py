@@ -244,9 +244,12 @@ def _test_words(roll: dict) -> str:
     total, difficulty = roll.get("total"), roll.get("difficulty")
     score = f" ({total} contre {difficulty})" if total is not None else ""
     score_en = f" ({total} against {difficulty})" if total is not None else ""
+    a = "an" if what[:1].upper() in "AEIOU" else "a"
     if roll.get("success"):
-        return in_language(f"réussit un test {de(what)}{score}", f"passes a {what} test{score_en}")
-    return in_language(f"rate un test {de(what)}{score}", f"fails a {what} test{score_en}")
+        return in_language(
+            f"réussit un test {de(what)}{score}", f"passes {a} {what} test{score_en}"
+        )
+    return in_language(f"rate un test {de(what)}{score}", f"fails {a} {what} test{score_en}")
 
 
 def _moves(fields: dict, *, deltas: bool) -> list[str]:
@@ -267,7 +270,14 @@ def _moves(fields: dict, *, deltas: bool) -> list[str]:
             said.append(words)
     if "conditions" in fields:
         said.extend(_condition_words(*_conditions(*fields["conditions"])))
-    for key in ("sequels", "illness", "pv_max", "flux_max"):
+    if "sequels" in fields:
+        before, after = fields["sequels"]
+        old = [s for s in before or () if isinstance(s, dict)]
+        new = [s for s in after or () if isinstance(s, dict) and s not in old]
+        if new:
+            shown = _value("sequels", new)
+            said.append(in_language(f"garde une séquelle ({shown})", f"keeps a sequel ({shown})"))
+    for key in ("illness", "pv_max", "flux_max"):
         if key in fields and fields[key][0] != fields[key][1]:
             said.append(_moved(key, *fields[key]))
     return said
@@ -309,7 +319,8 @@ def _sentence(head, entries, changes, moved) -> str | None:
     if not name or any(other != name for other in named):
         return None
     fields = moved.get(name, {})
-    rolls = _rolls(entries)
+    # The action's tests (a roll with a difficulty), not its other dice (a sequel's D6).
+    rolls = [r for r in _rolls(entries) if "success" in r]
     if action == "damage":
         cause = next(
             (e.after for e in changes if e.field == "down_cause" and isinstance(e.after, str)), ""
