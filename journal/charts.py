@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import Count, Max, Min, Q
+from django.db.models import Q
 
 from campaign.models import Membership, PartyVisibility, Visibility
 from journal.models import AuditEntry, ChartPoint, EntryKind, PlaySession
@@ -209,6 +209,7 @@ def in_session(entries, session: PlaySession):
 ROW = ("id", "character_id", "game_time", "field", "before", "after", "rule_id", "batch")
 POINT_ROW = ("entry_id", *ROW[1:])
 LINE_FIELDS = ("pv", "flux")
+OTHER_FIELDS = tuple(name for name in CHART_FIELDS if name not in LINE_FIELDS)
 HEAD = 600  # the rows an aggregated chart reads one by one, for its table's first steps
 
 
@@ -274,9 +275,11 @@ def character_charts(
     large = set()
     if connection.vendor == "postgresql":
         large = {c.pk for c in characters if _many(points.filter(character_id=c.pk))}
-    rows = points.exclude(character_id__in=large).order_by().values_list(*POINT_ROW)
-    for row in rows.iterator(chunk_size=5000):
-        by_character[row[1]].append(row)
+    rest = [pk for pk in by_character if pk not in large]
+    if rest:
+        rows = points.filter(character_id__in=rest).order_by().values_list(*POINT_ROW)
+        for row in rows.iterator(chunk_size=5000):
+            by_character[row[1]].append(row)
     return [
         _aggregated(c, points.filter(character_id=c.pk))
         if c.pk in large
@@ -421,22 +424,23 @@ def _columns(steps: list[Step], x_of) -> dict[str, list[tuple]]:
     return columns
 
 
+# Each column's range and last value (its first is its lowest when it holds one value; the
+# first column's first comes from the rows read one by one).
 _AGGREGATE = """
     SELECT field, x, min(value), max(value), count(*), min(game_time), max(game_time),
-        (array_agg(value ORDER BY game_time, entry_id))[1],
-        (array_agg(value ORDER BY game_time DESC, entry_id DESC))[1]
+        (array_agg(value ORDER BY t DESC, entry_id DESC))[1]
     FROM ({x}) AS q GROUP BY field, x ORDER BY field, x
 """
 _AGGREGATE_MOMENTS = """
     SELECT moment, x / %s, count(*), count(DISTINCT batch),
-        (array_agg(entry_id ORDER BY game_time, entry_id))[1],
-        (array_agg(rule_id ORDER BY game_time, entry_id))[1], min(game_time)
-    FROM ({x}) AS q WHERE moment <> '' GROUP BY moment, x / %s
+        (min(ARRAY[t, entry_id::float8]))[2]::bigint, min(rule_id), min(game_time)
+    FROM ({x}) AS q GROUP BY moment, x / %s
 """
 _X = (
-    "SELECT p.*, floor(%s::float8 + (extract(epoch FROM p.game_time)::float8 - %s::float8) "
+    "SELECT p.*, floor(%s::float8 + (p.t - %s::float8) "
     "/ %s::float8 * %s::float8 * %s::float8 + 0.5::float8)::int AS x "
-    "FROM ({rows}) AS p(field, value, game_time, entry_id, batch, rule_id, moment)"
+    "FROM (SELECT r.*, extract(epoch FROM r.game_time)::float8 AS t "
+    "FROM ({rows}) AS r(field, value, game_time, entry_id, batch, rule_id, moment)) AS p"
 )
 
 
@@ -445,34 +449,49 @@ def _aggregated(character, points) -> Chart:
     the kept rows aggregated by the drawing's columns in the database (PostgreSQL); the table
     lists the first steps."""
     lines = _line_points(points)
-    bounds = lines.aggregate(start=Min("game_time"), end=Max("game_time"), count=Count("pk"))
-    others = points.exclude(field__in=LINE_FIELDS).order_by().values_list(*POINT_ROW)
+    # Where the lines begin and end: each line's first and last row on its index.
+    ends = []
+    for name in LINE_FIELDS:
+        times = lines.filter(field=name).values_list("game_time", flat=True)
+        ends += [times.order_by("game_time").first(), times.order_by("-game_time").first()]
+    ends = [at for at in ends if at is not None]
+    others = points.filter(field__in=OTHER_FIELDS).order_by().values_list(*POINT_ROW)
     moments = [m for at, row in _timed(list(others)) for m in _moments(at, row)]
     head = points.filter(game_time__isnull=False).order_by("game_time", "entry_id")
     steps, _ = _steps(list(head.values_list(*POINT_ROW)[:HEAD]))
-    start = min([bounds["start"], *(m.at for m in moments[:1])])
-    x_of = _x_axis(start, bounds["end"])
-    sql, params = (
-        lines.order_by()
-        .values_list("field", "value", "game_time", "entry_id", "batch", "rule_id", "moment")
-        .query.sql_with_params()
-    )
-    x_sql = _X.format(rows=sql)
-    x_params = [LEFT, x_of.start.timestamp(), x_of.span, x_of.plot, 0.96, *params]
+    start = min([*ends, *(m.at for m in moments[:1])])
+    end = max(ends)
+    x_of = _x_axis(start, end)
+    read = ("field", "value", "game_time", "entry_id", "batch", "rule_id", "moment")
+    sql, params = lines.order_by().values_list(*read).query.sql_with_params()
+    x_params = [LEFT, x_of.start.timestamp(), x_of.span, x_of.plot, 0.96]
     columns: dict[str, list[tuple]] = {name: [] for name in LINE_FIELDS}
     with connection.cursor() as cursor:
-        cursor.execute(_AGGREGATE.format(x=x_sql), x_params)
-        for name, x, lo, hi, n, first_at, last_at, first, last in cursor.fetchall():
-            columns[name].append((x, first, lo, hi, last, n, first_at, last_at))
-        cursor.execute(_AGGREGATE_MOMENTS.format(x=x_sql), [MARK_SPAN, *x_params, MARK_SPAN])
+        cursor.execute(_AGGREGATE.format(x=_X.format(rows=sql)), [*x_params, *params])
+        for name, x, lo, hi, n, first_at, last_at, last in cursor.fetchall():
+            columns[name].append((x, lo if n == 1 else None, lo, hi, last, n, first_at, last_at))
+        # The PV changes that mark a moment: few, on their own partial index.
+        sql, params = (
+            lines.filter(field="pv").exclude(moment="").values_list(*read).query.sql_with_params()
+        )
+        cursor.execute(
+            _AGGREGATE_MOMENTS.format(x=_X.format(rows=sql)),
+            [MARK_SPAN, *x_params, *params, MARK_SPAN],
+        )
         for kind, _, n, batches, entry_id, rule_id, at in cursor.fetchall():
             times = batches if kind == "rest" else n
             moments.append(_moment(at, entry_id, kind, rule_id, times=times))
     moments.sort(key=lambda m: (m.at, m.entry_id))
     # The lines' first values: a line holds its first change's `before` until that change.
+    befores = []
     for name in LINE_FIELDS:
+        first = next((s for s in steps if s.changed == name and s.entry_id), None)
+        if first is not None and columns[name]:
+            column = columns[name][0]
+            columns[name][0] = (column[0], getattr(first, name), *column[2:])
         before = next((s for s in steps if s.changed == name and s.entry_id is None), None)
         if before is not None and columns[name]:
+            befores.append(before)
             x, first, lo, hi, last, n, first_at, last_at = columns[name][0]
             value = getattr(before, name)
             columns[name][0] = (
@@ -486,14 +505,15 @@ def _aggregated(character, points) -> Chart:
                 last_at,
             )
     last = Step(
-        bounds["end"],
+        end,
         None,
         columns["pv"][-1][4] if columns["pv"] else None,
         columns["flux"][-1][4] if columns["flux"] else None,
     )
     chart = Chart(character.pk, character.name, steps, moments, [], [])
     chart.last_step = last
-    chart.step_count = bounds["count"] + sum(1 for s in steps if s.entry_id is None)
+    count = sum(column[5] for line in columns.values() for column in line)
+    chart.step_count = count - len(befores) + sum(1 for s in steps if s.entry_id is None)
     chart.moment_count = sum(m.times for m in moments)
     _draw(chart, character, x_of, columns)
     return chart

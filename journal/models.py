@@ -261,6 +261,14 @@ class ChartPoint(models.Model):
             models.Index(
                 fields=["character", "field", "game_time", "entry_id"], name="chart_points_line"
             ),
+            # A long campaign's chart reads its first rows in game-time order (its table).
+            models.Index(fields=["character", "game_time", "entry_id"], name="chart_points_time"),
+            # The PV changes that mark a moment (a fall to 0, a rest): few, counted apart.
+            models.Index(
+                fields=["character", "game_time", "entry_id"],
+                condition=~Q(moment=""),
+                name="chart_points_moments",
+            ),
         ]
         verbose_name = _("chart point")
         verbose_name_plural = _("chart points")
