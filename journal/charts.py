@@ -227,27 +227,30 @@ def _log_rows(membership: Membership, character_ids, session: PlaySession):
     return list(rows.iterator(chunk_size=5000))
 
 
-def point_filter(membership: Membership) -> Q:
-    """The kept chart rows a member may see: what `journal.visibility.player_filter` lets a
-    player see of a character's changes of charted fields, said on the rows' own columns."""
+def point_filter(membership: Membership, character) -> Q:
+    """The kept chart rows of `character` a member may see: what
+    `journal.visibility.player_filter` lets a player see of a character's changes of charted
+    fields, said on the rows' own columns and decided for the character here (so that the
+    database reads only the fields the viewer may see, on the rows' index)."""
+    mine = Q(character_id=character.pk)
     if membership.is_gm:
-        return Q()
-    public = Q(visibility=Visibility.EVERYONE)
+        return mine
+    mine &= Q(visibility=Visibility.EVERYONE)
     party = membership.campaign.party_visibility
-    if party == PartyVisibility.BARS:
-        return public
-    own = Q(character__owner_id=membership.user_id)
+    if party == PartyVisibility.BARS or character.owner_id == membership.user_id:
+        return mine
     if party == PartyVisibility.STATE:
-        return public & (own | Q(field__in=STATE_FIELDS))
-    return public & own
+        return mine & Q(field__in=STATE_FIELDS)
+    return Q(pk__in=[])
 
 
-def _points(membership: Membership, character_ids):
+def _points(membership: Membership, characters):
     """The whole campaign's rows, from the kept chart rows (journal/points.py): what counts
     only, as the log's `counted` entries are."""
-    return ChartPoint.objects.filter(
-        campaign_id=membership.campaign_id, character_id__in=character_ids
-    ).filter(point_filter(membership))
+    seen = Q(pk__in=[])
+    for character in characters:
+        seen |= point_filter(membership, character)
+    return ChartPoint.objects.filter(campaign_id=membership.campaign_id).filter(seen)
 
 
 def _line_points(points):
@@ -271,19 +274,16 @@ def character_charts(
         for row in _log_rows(membership, list(by_character), session):
             by_character[row[1]].append(row)
         return [_chart(c, by_character[c.pk]) for c in characters]
-    points = _points(membership, list(by_character))
     large = set()
     if connection.vendor == "postgresql":
-        large = {c.pk for c in characters if _many(points.filter(character_id=c.pk))}
-    rest = [pk for pk in by_character if pk not in large]
+        large = {c.pk for c in characters if _many(_points(membership, [c]))}
+    rest = [c for c in characters if c.pk not in large]
     if rest:
-        rows = points.filter(character_id__in=rest).order_by().values_list(*POINT_ROW)
+        rows = _points(membership, rest).order_by().values_list(*POINT_ROW)
         for row in rows.iterator(chunk_size=5000):
             by_character[row[1]].append(row)
     return [
-        _aggregated(c, points.filter(character_id=c.pk))
-        if c.pk in large
-        else _chart(c, by_character[c.pk])
+        _aggregated(c, _points(membership, [c])) if c.pk in large else _chart(c, by_character[c.pk])
         for c in characters
     ]
 

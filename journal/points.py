@@ -136,10 +136,11 @@ def rebuild(campaign) -> None:
         return
     sql, params = _derived_sql(campaign)
     names = ("campaign_id", *COLUMNS, "value", "moment")
+    table = ChartPoint._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {ChartPoint._meta.db_table} ({', '.join(names)}) {sql}", params
-        )
+        cursor.execute(f"INSERT INTO {table} ({', '.join(names)}) {sql}", params)
+        # A bulk load: the planner's statistics follow at once, not at autovacuum's pace.
+        cursor.execute(f"ANALYZE {table}")
 
 
 def _log_rows(campaign):
