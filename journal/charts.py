@@ -7,6 +7,11 @@ both drop out; the line is the one of a campaign where the action was never play
 what the viewer may see: the entries come from `journal.visibility.visible_entries`, and a
 change the viewer may not see never moves their line (the next one they see steps from where
 their line was).
+
+A session's chart reads the log; the whole campaign's reads the kept chart rows
+(journal/points.py: the same counted changes, filtered by `point_filter` as
+`visible_entries` filters the log), aggregated by the drawing's columns in PostgreSQL when a
+character has more than AGGREGATE_ABOVE PV and Flux changes in view.
 """
 
 from __future__ import annotations
