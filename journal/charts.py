@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db import connection
+from django.db import connections, router
 from django.db.models import Q
 
 from campaign.models import Membership, PartyVisibility, Visibility
@@ -280,7 +280,7 @@ def character_charts(
             by_character[row[1]].append(row)
         return [_chart(c, by_character[c.pk]) for c in characters]
     large = set()
-    if connection.vendor == "postgresql":
+    if connections[router.db_for_read(ChartPoint)].vendor == "postgresql":
         large = {c.pk for c in characters if _many(_points(membership, [c]))}
     rest = [c for c in characters if c.pk not in large]
     if rest:
@@ -471,7 +471,7 @@ def _aggregated(character, points) -> Chart:
     sql, params = lines.order_by().values_list(*read).query.sql_with_params()
     x_params = [LEFT, x_of.start.timestamp(), x_of.span, x_of.plot, 0.96]
     columns: dict[str, list[tuple]] = {name: [] for name in LINE_FIELDS}
-    with connection.cursor() as cursor:
+    with connections[router.db_for_read(ChartPoint)].cursor() as cursor:
         cursor.execute(_AGGREGATE.format(x=_X.format(rows=sql)), [*x_params, *params])
         for name, x, lo, hi, n, first_at, last_at, last in cursor.fetchall():
             columns[name].append((x, lo if n == 1 else None, lo, hi, last, n, first_at, last_at))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from django.db import connection
+from django.db import connections, router
 
 from journal.models import AuditEntry, ChartPoint, EntryKind
 from journal.standing import Standing, standing
@@ -131,6 +131,8 @@ def rebuild(campaign) -> None:
     PostgreSQL in one INSERT … SELECT (a million-entry log in seconds), the row's `value` and
     `moment` computed as `_point` computes them."""
     ChartPoint.objects.filter(campaign_id=campaign.pk).delete()
+    # The database the rows go to (an archive is imported through a router).
+    connection = connections[router.db_for_write(ChartPoint)]
     if connection.vendor != "postgresql":
         _create(campaign.pk, _log_rows(campaign).iterator(chunk_size=5000))
         return
@@ -173,6 +175,7 @@ def differences(campaign) -> tuple[int, int] | None:
     """On PostgreSQL, (rows the log gives that are not kept, kept rows the log does not give),
     computed in the database, every column compared; None elsewhere (compare `kept` and
     `recompute`)."""
+    connection = connections[router.db_for_read(ChartPoint)]
     if connection.vendor != "postgresql":
         return None
     sql, params = _derived_sql(campaign)
