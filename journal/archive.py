@@ -39,7 +39,7 @@ from django.utils import timezone
 
 from campaign.models import Campaign, Membership, Role
 from characters.models import Character, Condition, Illness, Sequel
-from journal import audit, standing, tally
+from journal import audit, points, standing, tally
 from journal.models import AuditEntry, PlaySession
 
 FORMAT = "chroniqueur-campaign-archive"
@@ -452,8 +452,10 @@ def _write(data, entries, campaign_id, campaign_record, characters, entry_ids) -
         problem = audit.verify_chain(campaign)
         if problem is not None:
             raise ArchiveError(refusal(problem))
-        # The entries came without the audit writer: the dice's tally is derived from them.
+        # The entries came without the audit writer: the dice's tally and the characters'
+        # chart rows are derived from them.
         tally.rebuild(campaign)
+        points.rebuild(campaign)
     return campaign
 
 

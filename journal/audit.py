@@ -34,8 +34,9 @@ from django.db import connections
 from django.utils import timezone
 
 from campaign.models import Campaign
-from journal import sealing, tally
+from journal import points, sealing, tally
 from journal.models import SESSION_GAP, AuditEntry, PlaySession
+from journal.standing import standing
 from rules import engine
 
 # The columns the hash covers, in a fixed order. Adding one is a format change: old entries
@@ -322,8 +323,10 @@ def append(
     previous = last[0] if last else ""
     seq = last[2] if last else 0
     # An undo may take a whole action back, or bring one back: the dice's tally follows.
+    # So do the characters' chart rows (journal/points.py).
+    standing_before = standing(campaign.pk) if any(d.reverts for d in drafts) else None
     undone_before = (
-        tally.undone_batches_now(campaign.pk) if any(d.reverts for d in drafts) else None
+        frozenset(standing_before.undone_batches) if standing_before is not None else None
     )
     ring = keyring()
     key = ring.key(ring.current)
@@ -376,6 +379,7 @@ def append(
         previous = entry.hash
         written.append(entry)
     tally.record(campaign, written, undone_before)
+    points.record(campaign, written, standing_before)
     return written
 
 

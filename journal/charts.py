@@ -7,28 +7,34 @@ both drop out; the line is the one of a campaign where the action was never play
 what the viewer may see: the entries come from `journal.visibility.visible_entries`, and a
 change the viewer may not see never moves their line (the next one they see steps from where
 their line was).
+
+A session's chart reads the log; the whole campaign's reads the kept chart rows
+(journal/points.py: the same counted changes, filtered by `point_filter` as
+`visible_entries` filters the log), aggregated by the drawing's columns in PostgreSQL when a
+character has more than AGGREGATE_ABOVE PV and Flux changes in view.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.db import connections, router
 from django.db.models import Q
 
-from campaign.models import Membership, PartyVisibility
-from journal.models import AuditEntry, EntryKind, PlaySession
+from campaign.models import Membership, PartyVisibility, Visibility
+from journal.models import AuditEntry, ChartPoint, EntryKind, PlaySession
+from journal.points import CHART_FIELDS, REST_RULES, pv_moment
 from journal.standing import standing
 from journal.texts import in_language
-from journal.visibility import visible_entries
+from journal.visibility import STATE_FIELDS, visible_entries
 from rules.engine.text import CONDITION_TEXT, game_day, moment_text
 
-CHART_FIELDS = ("pv", "flux", "vital", "conditions", "sequels")
-REST_RULES = {
-    "R17": ("nuit de repos", "night's rest"),
-    "R18": ("heure de repos", "hour's rest"),
-    "R19": ("nuit en clinique", "night in a clinic"),
-}
+# A whole-campaign chart with more PV and Flux changes than this in view is drawn from the
+# kept chart rows aggregated by the drawing's columns in the database (PostgreSQL): its cost
+# stays that of the drawing, not of the campaign's length. Fewer are read one by one.
+AGGREGATE_ABOVE = 2000
 VITAL_MOMENTS = {
     "borrowed_time": ("en sursis", "on borrowed time"),
     "coma": ("coma", "coma"),
@@ -92,6 +98,7 @@ class Step:
     pv: int | None
     flux: int | None
     moments: list[str] = field(default_factory=list)
+    changed: str = ""  # "pv" or "flux": the line this step moves ("" for a moment alone)
 
     @property
     def when(self) -> str:
@@ -119,6 +126,12 @@ class Chart:
     lines: list[Line]
     days: list[tuple[float, str]]
     marks: list[Moment] = field(default_factory=list)  # what the drawing marks (`_draw`)
+    # Aggregated from the kept rows (a long campaign): how many steps and moments there are,
+    # when `steps` holds only the first ones (the table's) and `moments` one per mark, and
+    # the last step (where each line ends).
+    step_count: int | None = None
+    moment_count: int | None = None
+    last_step: Step | None = None
     width: int = WIDTH
     height: int = TOP + 2 * PANEL + GAP + BOTTOM
 
@@ -133,9 +146,13 @@ class Chart:
         return not self.steps
 
     @property
+    def total_steps(self) -> int:
+        return len(self.steps) if self.step_count is None else self.step_count
+
+    @property
     def summary(self) -> str:
         """One sentence for a screen reader: where each line starts and ends."""
-        first, last = self.steps[0], self.steps[-1]
+        first, last = self.steps[0], self.last_step or self.steps[-1]
         parts = []
         for name, attr in (("PV", "pv"), ("Flux", "flux")):
             start, end = getattr(first, attr), getattr(last, attr)
@@ -146,7 +163,7 @@ class Chart:
                         f"{name} from {start} to {end}",
                     )
                 )
-        count = len(self.moments)
+        count = len(self.moments) if self.moment_count is None else self.moment_count
         parts.append(
             in_language(
                 f"{count} moment{'s' if count > 1 else ''} marqué{'s' if count > 1 else ''}",
@@ -193,30 +210,87 @@ def in_session(entries, session: PlaySession):
     return entries
 
 
-def _rows(membership: Membership, character_ids, session: PlaySession | None):
+# What a chart reads of an entry (or of a kept row: its `entry_id` in place of `id`).
+ROW = ("id", "character_id", "game_time", "field", "before", "after", "rule_id", "batch")
+POINT_ROW = ("entry_id", *ROW[1:])
+LINE_FIELDS = ("pv", "flux")
+OTHER_FIELDS = tuple(name for name in CHART_FIELDS if name not in LINE_FIELDS)
+HEAD = 600  # the rows an aggregated chart reads one by one, for its table's first steps
+
+
+def _log_rows(membership: Membership, character_ids, session: PlaySession):
+    """A session's rows, from the log (a session's entries are found on the campaign's
+    index, so a recent session of a long campaign costs its own entries)."""
     entries = visible_entries(membership).filter(
         character_id__in=character_ids, kind=EntryKind.CHANGE, field__in=CHART_FIELDS
     )
-    if session is not None:
-        entries = in_session(entries, session)
+    entries = in_session(entries, session)
     # What was played only: an undone change and the standing undo that took it back both
     # drop out (journal/standing.py).
     entries = standing(membership.campaign_id).counted(entries)
-    rows = entries.order_by().values_list(
-        "id", "character_id", "game_time", "field", "before", "after", "rule_id", "batch"
-    )
+    rows = entries.order_by().values_list(*ROW)
     return list(rows.iterator(chunk_size=5000))
+
+
+def point_filter(membership: Membership, character) -> Q:
+    """The kept chart rows of `character` a member may see: what
+    `journal.visibility.player_filter` lets a player see of a character's changes of charted
+    fields, said on the rows' own columns and decided for the character here (so that the
+    database reads only the fields the viewer may see, on the rows' index)."""
+    mine = Q(character_id=character.pk)
+    if membership.is_gm:
+        return mine
+    mine &= Q(visibility=Visibility.EVERYONE)
+    party = membership.campaign.party_visibility
+    if party == PartyVisibility.BARS or character.owner_id == membership.user_id:
+        return mine
+    if party == PartyVisibility.STATE:
+        return mine & Q(field__in=STATE_FIELDS)
+    return Q(pk__in=[])
+
+
+def _points(membership: Membership, characters):
+    """The whole campaign's rows, from the kept chart rows (journal/points.py): what counts
+    only, as the log's `counted` entries are."""
+    seen = Q(pk__in=[])
+    for character in characters:
+        seen |= point_filter(membership, character)
+    return ChartPoint.objects.filter(campaign_id=membership.campaign_id).filter(seen)
+
+
+def _line_points(points):
+    return points.filter(field__in=LINE_FIELDS, value__isnull=False, game_time__isnull=False)
+
+
+def _many(points) -> bool:
+    """More PV and Flux changes than AGGREGATE_ABOVE (one row read past the limit)."""
+    lines = _line_points(points).order_by().values_list("pk", flat=True)
+    return lines[AGGREGATE_ABOVE : AGGREGATE_ABOVE + 1].exists()
 
 
 def character_charts(
     membership: Membership, characters, *, session: PlaySession | None = None
 ) -> list[Chart]:
-    """One chart per character (in the order given), from one query."""
+    """One chart per character (in the order given): a session's from the log, the whole
+    campaign's from the kept chart rows, aggregated in the database for a long campaign."""
     characters = list(characters)
     by_character: dict[int, list] = {c.pk: [] for c in characters}
-    for row in _rows(membership, list(by_character), session):
-        by_character[row[1]].append(row)
-    return [_chart(c, by_character[c.pk]) for c in characters]
+    if session is not None:
+        for row in _log_rows(membership, list(by_character), session):
+            by_character[row[1]].append(row)
+        return [_chart(c, by_character[c.pk]) for c in characters]
+    large = set()
+    if connections[router.db_for_read(ChartPoint)].vendor == "postgresql":
+        large = {c.pk for c in characters if _many(_points(membership, [c]))}
+    rest = [c for c in characters if c.pk not in large]
+    if rest:
+        rows = _points(membership, rest).order_by().values_list(*POINT_ROW)
+        for row in rows.iterator(chunk_size=5000):
+            by_character[row[1]].append(row)
+    return [
+        _aggregated(c, _points(membership, [c])) if c.pk in large else _chart(c, by_character[c.pk])
+        for c in characters
+    ]
 
 
 def character_chart(
@@ -240,6 +314,14 @@ def _timed(rows):
     return timed
 
 
+def _moment(at, entry_id, kind, rule_id="", **extra) -> Moment:
+    if kind == "zero":
+        fr, en = "0 PV", "0 PV"
+    else:
+        fr, en = REST_RULES[rule_id]
+    return Moment(at, entry_id, kind, in_language(fr, en), **extra)
+
+
 def _moments(at, row) -> list[Moment]:
     entry_id, _, _, name, before, after, rule_id, _ = row
     found = []
@@ -248,10 +330,9 @@ def _moments(at, row) -> list[Moment]:
         found.append(Moment(at, entry_id, kind, in_language(fr, en)))
 
     if name == "pv":
-        if isinstance(after, int) and after <= 0 and (not isinstance(before, int) or before > 0):
-            add("zero", "0 PV", "0 PV")
-        if rule_id in REST_RULES:
-            add("rest", *REST_RULES[rule_id])
+        kind = pv_moment(before, after, rule_id)
+        if kind:
+            found.append(_moment(at, entry_id, kind, rule_id))
     elif name == "vital" and after in VITAL_MOMENTS:
         fr, en = VITAL_MOMENTS[after]
         if after == "up" and before in ("coma", "stabilised"):
@@ -277,23 +358,23 @@ def _moments(at, row) -> list[Moment]:
     return found
 
 
-def _chart(character, rows) -> Chart:
+def _steps(rows) -> tuple[list[Step], list[Moment]]:
     steps: list[Step] = []
     moments: list[Moment] = []
     pv = flux = None
     rests = set()
     for at, row in _timed(rows):
         entry_id, _, _, name, before, after, rule_id, batch = row
-        if name in ("pv", "flux") and isinstance(after, int):
+        if name in LINE_FIELDS and isinstance(after, int):
             if name == "pv":
                 if pv is None and isinstance(before, int):
-                    steps.append(Step(at, None, before, flux))
+                    steps.append(Step(at, None, before, flux, changed="pv"))
                 pv = after
             else:
                 if flux is None and isinstance(before, int):
-                    steps.append(Step(at, None, pv, before))
+                    steps.append(Step(at, None, pv, before, changed="flux"))
                 flux = after
-            steps.append(Step(at, entry_id, pv, flux))
+            steps.append(Step(at, entry_id, pv, flux, changed=name))
         for moment in _moments(at, row):
             if moment.kind == "rest":
                 if (batch, rule_id) in rests:
@@ -303,25 +384,150 @@ def _chart(character, rows) -> Chart:
             if not steps:
                 steps.append(Step(at, None, pv, flux))
             steps[-1].moments.append(moment.label)
+    return steps, moments
+
+
+def _chart(character, rows) -> Chart:
+    steps, moments = _steps(rows)
     chart = Chart(character.pk, character.name, steps, moments, [], [])
     if steps:
-        _draw(chart, character)
+        x_of = _x_axis(steps[0].at, steps[-1].at)
+        _draw(chart, character, x_of, _columns(steps, x_of))
     return chart
 
 
-def _draw(chart: Chart, character) -> None:
-    steps = chart.steps
-    start, end = steps[0].at, steps[-1].at
+def _x_axis(start: datetime, end: datetime):
+    """Game time -> the drawing's x (a whole unit; halves round up, as the database's
+    aggregation rounds them)."""
     if end <= start:
         end = start + timedelta(hours=1)
     span = (end - start).total_seconds()
     plot = WIDTH - LEFT - RIGHT
+
+    def x_of(at: datetime) -> int:
+        return math.floor(LEFT + (at - start).total_seconds() / span * plot * 0.96 + 0.5)
+
+    x_of.start, x_of.span, x_of.plot = start, span, plot
+    return x_of
+
+
+# One column of a line: (x, first value, lowest, highest, last value, values, first and last
+# game time). A long campaign's thousands of changes in one column draw as the range they
+# covered, then where they ended.
+def _columns(steps: list[Step], x_of) -> dict[str, list[tuple]]:
+    columns: dict[str, list[tuple]] = {name: [] for name in LINE_FIELDS}
+    for step in steps:
+        value = getattr(step, step.changed) if step.changed else None
+        if value is None:
+            continue
+        x, line = x_of(step.at), columns[step.changed]
+        if line and line[-1][0] == x:
+            _, first, lo, hi, _, n, first_at, _ = line[-1]
+            line[-1] = (x, first, min(lo, value), max(hi, value), value, n + 1, first_at, step.at)
+        else:
+            line.append((x, value, value, value, value, 1, step.at, step.at))
+    return columns
+
+
+# Each column's range and last value (its first is its lowest when it holds one value; the
+# first column's first comes from the rows read one by one).
+_AGGREGATE = """
+    SELECT field, x, min(value), max(value), count(*), min(game_time), max(game_time),
+        (array_agg(value ORDER BY t DESC, entry_id DESC))[1]
+    FROM ({x}) AS q GROUP BY field, x ORDER BY field, x
+"""
+_AGGREGATE_MOMENTS = """
+    SELECT moment, x / %s, count(*), count(DISTINCT batch),
+        (min(ARRAY[t, entry_id::float8]))[2]::bigint, min(rule_id), min(game_time)
+    FROM ({x}) AS q GROUP BY moment, x / %s
+"""
+_X = (
+    "SELECT p.*, floor(%s::float8 + (p.t - %s::float8) "
+    "/ %s::float8 * %s::float8 * %s::float8 + 0.5::float8)::int AS x "
+    "FROM (SELECT r.*, extract(epoch FROM r.game_time)::float8 AS t "
+    "FROM ({rows}) AS r(field, value, game_time, entry_id, batch, rule_id, moment)) AS p"
+)
+
+
+def _aggregated(character, points) -> Chart:
+    """A long campaign's chart: the same drawing as `_chart` would make of every row, from
+    the kept rows aggregated by the drawing's columns in the database (PostgreSQL); the table
+    lists the first steps."""
+    lines = _line_points(points)
+    # Where the lines begin and end: each line's first and last row on its index.
+    ends = []
+    for name in LINE_FIELDS:
+        times = lines.filter(field=name).values_list("game_time", flat=True)
+        ends += [times.order_by("game_time").first(), times.order_by("-game_time").first()]
+    ends = [at for at in ends if at is not None]
+    others = points.filter(field__in=OTHER_FIELDS).order_by().values_list(*POINT_ROW)
+    moments = [m for at, row in _timed(list(others)) for m in _moments(at, row)]
+    head = points.filter(game_time__isnull=False).order_by("game_time", "entry_id")
+    steps, _ = _steps(list(head.values_list(*POINT_ROW)[:HEAD]))
+    start = min([*ends, *(m.at for m in moments[:1])])
+    end = max(ends)
+    x_of = _x_axis(start, end)
+    read = ("field", "value", "game_time", "entry_id", "batch", "rule_id", "moment")
+    sql, params = lines.order_by().values_list(*read).query.sql_with_params()
+    x_params = [LEFT, x_of.start.timestamp(), x_of.span, x_of.plot, 0.96]
+    columns: dict[str, list[tuple]] = {name: [] for name in LINE_FIELDS}
+    with connections[router.db_for_read(ChartPoint)].cursor() as cursor:
+        cursor.execute(_AGGREGATE.format(x=_X.format(rows=sql)), [*x_params, *params])
+        for name, x, lo, hi, n, first_at, last_at, last in cursor.fetchall():
+            columns[name].append((x, lo if n == 1 else None, lo, hi, last, n, first_at, last_at))
+        # The PV changes that mark a moment: few, on their own partial index.
+        sql, params = (
+            lines.filter(field="pv").exclude(moment="").values_list(*read).query.sql_with_params()
+        )
+        cursor.execute(
+            _AGGREGATE_MOMENTS.format(x=_X.format(rows=sql)),
+            [MARK_SPAN, *x_params, *params, MARK_SPAN],
+        )
+        for kind, _, n, batches, entry_id, rule_id, at in cursor.fetchall():
+            times = batches if kind == "rest" else n
+            moments.append(_moment(at, entry_id, kind, rule_id, times=times))
+    moments.sort(key=lambda m: (m.at, m.entry_id))
+    # The lines' first values: a line holds its first change's `before` until that change.
+    befores = []
+    for name in LINE_FIELDS:
+        first = next((s for s in steps if s.changed == name and s.entry_id), None)
+        if first is not None and columns[name]:
+            column = columns[name][0]
+            columns[name][0] = (column[0], getattr(first, name), *column[2:])
+        before = next((s for s in steps if s.changed == name and s.entry_id is None), None)
+        if before is not None and columns[name]:
+            befores.append(before)
+            x, first, lo, hi, last, n, first_at, last_at = columns[name][0]
+            value = getattr(before, name)
+            columns[name][0] = (
+                x,
+                value,
+                min(lo, value),
+                max(hi, value),
+                last,
+                n + 1,
+                first_at,
+                last_at,
+            )
+    last = Step(
+        end,
+        None,
+        columns["pv"][-1][4] if columns["pv"] else None,
+        columns["flux"][-1][4] if columns["flux"] else None,
+    )
+    chart = Chart(character.pk, character.name, steps, moments, [], [])
+    chart.last_step = last
+    count = sum(column[5] for line in columns.values() for column in line)
+    chart.step_count = count - len(befores) + sum(1 for s in steps if s.entry_id is None)
+    chart.moment_count = sum(m.times for m in moments)
+    _draw(chart, character, x_of, columns)
+    return chart
+
+
+def _draw(chart: Chart, character, x_of, columns: dict[str, list[tuple]]) -> None:
+    plot = WIDTH - LEFT - RIGHT
     # The last value holds a little past the last change, so that it shows as a level.
     end_x = LEFT + plot
-
-    def x_of(at: datetime) -> float:
-        return round(LEFT + (at - start).total_seconds() / span * plot * 0.96)
-
     # One mark per kind and stretch of MARK_SPAN units, side by side when they meet: a long
     # campaign's thousands of moments stay a readable row (the table lists each one).
     marks: dict[tuple[int, str], Moment] = {}
@@ -331,7 +537,7 @@ def _draw(chart: Chart, character) -> None:
         place = (moment.x // MARK_SPAN, moment.kind)
         mark = marks.get(place)
         if mark is not None:
-            mark.times += 1
+            mark.times += moment.times
             continue
         marks[place] = moment
         moment.level = stacked.get(moment.x // MARK_SPAN, 0)
@@ -342,37 +548,22 @@ def _draw(chart: Chart, character) -> None:
         ("flux", "Flux", getattr(character, "flux_max", 0), TOP + PANEL + GAP),
     )
     for attr, name, maximum, top in panels:
-        values = [getattr(s, attr) for s in steps if getattr(s, attr) is not None]
-        if not values:
+        line = columns[attr]
+        if not line:
             continue
-        lo, hi = min(0, *values), max(maximum or 0, *values, 1)
+        lo = min(0, *(c[2] for c in line))
+        hi = max(maximum or 0, *(c[3] for c in line), 1)
         bottom = top + PANEL
 
         def y_of(value, lo=lo, hi=hi, top=top, bottom=bottom):
             return round(bottom - (value - lo) / (hi - lo) * (bottom - top), 1)
 
-        # One drawing step per column of the drawing at most: a long campaign's thousands of
-        # changes in one column draw as the range they covered, then where they ended.
-        columns: list[tuple[float, list[int]]] = []
-        for step in steps:
-            value = getattr(step, attr)
-            if value is None:
-                continue
-            x = x_of(step.at)
-            if columns and columns[-1][0] == round(x):
-                columns[-1][1].append(value)
-            else:
-                columns.append((round(x), [value]))
         # Before its first change in view, a line holds that change's `before`: from the start.
-        if columns[0][0] > LEFT:
-            columns.insert(0, (LEFT, [columns[0][1][0]]))
+        if line[0][0] > LEFT:
+            line = [(LEFT, line[0][1], None, None, None, 1, None, None), *line]
         path = []
-        for x, column in columns:
-            ys = (
-                [y_of(min(column)), y_of(max(column)), y_of(column[-1])]
-                if len(column) > 1
-                else [y_of(column[0])]
-            )
+        for x, first, low, high, last, n, _, _ in line:
+            ys = [y_of(low), y_of(high), y_of(last)] if n > 1 else [y_of(first)]
             path.append(f"M{x} {ys[0]}" if not path else f"H{x} V{ys[0]}")
             path.extend(f"V{y}" for y in ys[1:])
         path.append(f"H{end_x}")
@@ -380,15 +571,21 @@ def _draw(chart: Chart, character) -> None:
         chart.lines.append(
             Line(name, " ".join(path), top, bottom, ticks, y_of(0) if lo < 0 else None)
         )
+    # A day's name under the column where it begins (at most one every 70 units).
+    spans: dict[int, list] = {}
+    for x, *_, first_at, last_at in (c for line in columns.values() for c in line):
+        known = spans.get(x)
+        if known:
+            first_at, last_at = min(known[0], first_at), max(known[1], last_at)
+        spans[x] = [first_at, last_at]
     day, last = None, None
-    for step in steps:
-        number = game_day(step.at)
-        if number != day:
-            x = x_of(step.at)
-            if last is None or x - last > 70:
-                chart.days.append((x, in_language(f"jour {number}", f"day {number}")))
-                last = x
-            day = number
+    for x in sorted(spans):
+        for number in dict.fromkeys(game_day(at) for at in spans[x]):
+            if number != day:
+                if last is None or x - last > 70:
+                    chart.days.append((x, in_language(f"jour {number}", f"day {number}")))
+                    last = x
+                day = number
 
 
 def chartable_characters(membership: Membership):

@@ -4,13 +4,15 @@ their ids) stay one click away under it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC
 
 from journal.audit import from_json
 from journal.feed import typographic
 from journal.models import AuditEntry, EntryKind
-from journal.texts import field_name, in_language, value_text
+from journal.texts import de, field_name, in_language, value_text
+from rules.engine.text import CONDITION_TEXT
 
 # An action's name as the table says it: (French, English).
 ACTION_LABELS = {
@@ -146,6 +148,9 @@ def action_text(entries: list[AuditEntry]) -> str:
                 who[entry.field][1] = entry.after
             else:
                 who[entry.field] = [entry.before, entry.after]
+    sentence = _sentence(head, entries, changes, moved)
+    if sentence is not None:
+        return typographic(sentence)
     clock = [e for e in changes if e.field == "clock"]
     parts = []
     if clock:
@@ -167,3 +172,228 @@ def action_text(entries: list[AuditEntry]) -> str:
         return typographic(f"{label} · {who}{text}")
     separator = " ; " if in_language("fr", "en") == "fr" else "; "
     return typographic(f"{label} · {separator.join(parts)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Sentences: the common actions said as a player says them.
+
+PARTY_HEADS = {
+    "night": ("La nuit passe", "The night passes"),
+    "clock": ("Le temps passe", "Time passes"),
+    "hour_rest": ("Une heure de repos", "An hour's rest"),
+    "end_scene": ("La scène se termine", "The scene ends"),
+}
+# What a change of vital state says of a character, by the state reached.
+VITAL_WORDS = {
+    "borrowed_time": ("est en sursis", "is on borrowed time"),
+    "coma": ("tombe dans le coma", "falls into a coma"),
+    "stabilised": ("est stabilisé·e", "is stabilised"),
+    "dead": ("meurt", "dies"),
+}
+_DAMAGE = re.compile(r"(\d+) dégâts")
+
+
+def _duration(minutes: int) -> str:
+    """« 8 h », « 10 min », « 1 h 30 »."""
+    hours, rest = divmod(minutes, 60)
+    if not hours:
+        return f"{rest} min"
+    return f"{hours} h" if not rest else f"{hours} h {rest:02d}"
+
+
+def _vital_words(before, after) -> str:
+    if after == "up":
+        if before in ("coma", "stabilised"):
+            return in_language("se réveille", "wakes up")
+        return in_language("n’est plus en sursis", "is no longer on borrowed time")
+    words = VITAL_WORDS.get(after)
+    return in_language(*words) if words else ""
+
+
+def _conditions(before, after) -> tuple[list[str], list[str]]:
+    """The conditions gained and lost, by name."""
+    old = [c.get("kind") for c in before or () if isinstance(c, dict)]
+    new = [c.get("kind") for c in after or () if isinstance(c, dict)]
+
+    def name(kind):
+        names = CONDITION_TEXT.get(kind)
+        return in_language(names[0], names[1]) if names else str(kind)
+
+    return [name(k) for k in new if k not in old], [name(k) for k in old if k not in new]
+
+
+def _condition_words(gained: list[str], lost: list[str]) -> list[str]:
+    words = [in_language(f"devient {n}", f"becomes {n}") for n in gained]
+    words += [in_language(f"n’est plus {n}", f"is no longer {n}") for n in lost]
+    return words
+
+
+def _signed(amount: int, unit: str) -> str:
+    return f"{'+' if amount > 0 else '−'}{abs(amount)} {unit}"
+
+
+def _rolls(entries) -> list[dict]:
+    return [e.roll for e in entries if e.kind == EntryKind.ROLL and isinstance(e.roll, dict)]
+
+
+def _test_words(roll: dict) -> str:
+    """« réussit un test de Survie (VAI) (12 contre 10) »."""
+    what = roll.get("skill") or roll.get("stat") or ""
+    if roll.get("skill") and roll.get("stat"):
+        what = f"{roll['skill']} ({roll['stat']})"
+    total, difficulty = roll.get("total"), roll.get("difficulty")
+    score = f" ({total} contre {difficulty})" if total is not None else ""
+    score_en = f" ({total} against {difficulty})" if total is not None else ""
+    a = "an" if what[:1].upper() in "AEIOU" else "a"
+    if roll.get("success"):
+        return in_language(
+            f"réussit un test {de(what)}{score}", f"passes {a} {what} test{score_en}"
+        )
+    return in_language(f"rate un test {de(what)}{score}", f"fails {a} {what} test{score_en}")
+
+
+def _moves(fields: dict, *, deltas: bool) -> list[str]:
+    """What moved for one character: « PV 14 → 12 » (or « +2 PV » with `deltas`), its vital
+    state and conditions in words, its sequels and illness."""
+    said = []
+    for key in ("pv", "flux"):
+        if key not in fields or fields[key][0] == fields[key][1]:
+            continue
+        before, after = fields[key]
+        if deltas and isinstance(before, int) and isinstance(after, int):
+            said.append(_signed(after - before, "PV" if key == "pv" else "Flux"))
+        else:
+            said.append(_moved(key, before, after))
+    if "vital" in fields and fields["vital"][0] != fields["vital"][1]:
+        words = _vital_words(*fields["vital"])
+        if words:
+            said.append(words)
+    if "conditions" in fields:
+        said.extend(_condition_words(*_conditions(*fields["conditions"])))
+    if "sequels" in fields:
+        before, after = fields["sequels"]
+        old = [s for s in before or () if isinstance(s, dict)]
+        new = [s for s in after or () if isinstance(s, dict) and s not in old]
+        if new:
+            shown = _value("sequels", new)
+            said.append(in_language(f"garde une séquelle ({shown})", f"keeps a sequel ({shown})"))
+    for key in ("illness", "pv_max", "flux_max"):
+        if key in fields and fields[key][0] != fields[key][1]:
+            said.append(_moved(key, *fields[key]))
+    return said
+
+
+def _sentence(head, entries, changes, moved) -> str | None:
+    """The action as a sentence, or None when it has none of its own (the label's form)."""
+    colon = " : " if in_language("fr", "en") == "fr" else ": "
+    action = head.action
+    if action in PARTY_HEADS:
+        label = in_language(*PARTY_HEADS[action])
+        clock = [e for e in changes if e.field == "clock"]
+        start, end = (clock[0].before, clock[-1].after) if clock else (None, None)
+        try:
+            seconds = (from_json("clock", end) - from_json("clock", start)).total_seconds()
+            minutes = int(seconds // 60)
+        except (TypeError, ValueError, AttributeError, KeyError):
+            minutes = 0
+        if minutes > 0 and action in ("night", "clock"):
+            label = f"{label} ({_duration(minutes)})"
+        people = []
+        for name, fields in moved.items():
+            said = _moves(fields, deltas=True)
+            coma = (
+                any(e.rule_id == "R11" and e.character_name == name for e in changes)
+                and "vital" not in fields
+            )
+            if coma:
+                said.append(in_language("reste dans le coma", "stays in a coma"))
+            if said and name:
+                people.append(f"{name} " + ", ".join(said))
+        if not people:
+            return label
+        return label + colon + ", ".join(people)
+    # The character the action is about: its first entry's, or the one whose values moved
+    # (a stabilisation's roll is the healer's, who may be nobody of the campaign).
+    named = [other for other in moved if other]
+    name = head.character_name or (named[0] if len(named) == 1 else "")
+    if not name or any(other != name for other in named):
+        return None
+    fields = moved.get(name, {})
+    # The action's tests (a roll with a difficulty), not its other dice (a sequel's D6).
+    rolls = [r for r in _rolls(entries) if "success" in r]
+    if action == "damage":
+        cause = next(
+            (e.after for e in changes if e.field == "down_cause" and isinstance(e.after, str)), ""
+        )
+        steps = " ".join(s.get("fr", "") for e in entries for s in (e.steps or ()))
+        found = _DAMAGE.search(steps)
+        pv = fields.get("pv")
+        if found:
+            amount = int(found.group(1))
+            subject = in_language(f"{name} prend {amount} dégâts", f"{name} takes {amount} damage")
+        elif pv and isinstance(pv[0], int) and isinstance(pv[1], int):
+            lost = pv[0] - pv[1]
+            subject = in_language(f"{name} perd {lost} PV", f"{name} loses {lost} PV")
+        else:
+            subject = in_language(f"{name} prend des dégâts", f"{name} takes damage")
+        if cause:
+            subject = f"{subject} ({cause})"
+        said = _moves(fields, deltas=False)
+        survie = [r for r in rolls if r.get("skill") == "Survie"]
+        if survie:
+            said.insert(
+                1 if said else 0,
+                in_language(
+                    "Survie réussie" if survie[-1].get("success") else "Survie ratée",
+                    "Survie passed" if survie[-1].get("success") else "Survie failed",
+                ),
+            )
+        return subject + (
+            colon + ", ".join(said) if said else in_language(", sans effet", ", to no effect")
+        )
+    if action in ("heal", "spend_flux", "restore_flux") and fields:
+        key = "pv" if action == "heal" else "flux"
+        if key in fields and all(isinstance(v, int) for v in fields[key]):
+            amount = abs(fields[key][1] - fields[key][0])
+            unit = "PV" if key == "pv" else "Flux"
+            verb = {
+                "heal": ("récupère", "recovers"),
+                "spend_flux": ("dépense", "spends"),
+                "restore_flux": ("récupère", "recovers"),
+            }[action]
+            subject = in_language(
+                f"{name} {verb[0]} {amount} {unit}", f"{name} {verb[1]} {amount} {unit}"
+            )
+            return subject + colon + ", ".join(_moves(fields, deltas=False))
+        return None
+    if action in ("add_condition", "remove_condition") and "conditions" in fields:
+        words = _condition_words(*_conditions(*fields["conditions"]))
+        rest = {k: v for k, v in fields.items() if k != "conditions"}
+        said = _moves(rest, deltas=False)
+        return f"{name} " + ", ".join(words + said) if words else None
+    if action == "check" and rolls:
+        return f"{name} " + _test_words(rolls[-1])
+    if action in ("stabilise", "wake"):
+        said = _moves(fields, deltas=False)
+        if action == "stabilise":
+            done = fields.get("vital", (None, None))[1] == "stabilised"
+            subject = in_language(
+                f"{name} est stabilisé·e" if done else f"La stabilisation {de(name)} échoue",
+                f"{name} is stabilised" if done else f"Stabilising {name} fails",
+            )
+            said = [s for s in said if s != _vital_words(None, "stabilised")]
+        else:
+            done = fields.get("vital", (None, None))[1] == "up"
+            subject = in_language(
+                f"{name} se réveille" if done else f"{name} ne se réveille pas",
+                f"{name} wakes up" if done else f"{name} does not wake up",
+            )
+            said = [s for s in said if s != _vital_words("coma", "up")]
+        if rolls:
+            total, difficulty = rolls[-1].get("total"), rolls[-1].get("difficulty")
+            if total is not None:
+                subject += in_language(
+                    f" ({total} contre {difficulty})", f" ({total} against {difficulty})"
+                )
+        return subject + (colon + ", ".join(said) if said else "")
+    return None

@@ -226,3 +226,52 @@ class DiceTally(models.Model):
 
     def __str__(self):
         return f"{self.campaign_id} {self.key}"
+
+
+class ChartPoint(models.Model):
+    """A character's chart rows kept in the transaction of each action (journal/points.py):
+    one row per change of PV, Flux, vital state, conditions or sequels that counts
+    (journal/standing.py), so that a whole-campaign chart reads a narrow table, aggregated by
+    the drawing's columns, instead of every change of a long campaign in the log.
+
+    Derived from the log only, never a source: `manage.py chart_points` recomputes it from the
+    log and proves it equal (or rebuilds it). An undone change's row goes, and comes back when
+    the undo is undone."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.CASCADE, related_name="+"
+    )
+    entry_id = models.BigIntegerField(unique=True)  # the audit entry it copies
+    game_time = models.DateTimeField(null=True, blank=True)
+    field = models.CharField(max_length=40)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    rule_id = models.CharField(max_length=8, blank=True)
+    batch = models.UUIDField()
+    visibility = models.CharField(max_length=12, choices=Visibility.choices)
+    # PV and Flux: the value after the change (what the line draws), else None.
+    value = models.IntegerField(null=True, blank=True)
+    # A PV change's own moment, for the database to count: "zero" (fell to 0 or below),
+    # "rest" (a rest's healing), else "".
+    moment = models.CharField(max_length=8, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["character", "field", "game_time", "entry_id"], name="chart_points_line"
+            ),
+            # A long campaign's chart reads its first rows in game-time order (its table).
+            models.Index(fields=["character", "game_time", "entry_id"], name="chart_points_time"),
+            # The PV changes that mark a moment (a fall to 0, a rest): few, counted apart.
+            models.Index(
+                fields=["character", "game_time", "entry_id"],
+                condition=~Q(moment=""),
+                name="chart_points_moments",
+            ),
+        ]
+        verbose_name = _("chart point")
+        verbose_name_plural = _("chart points")
+
+    def __str__(self):
+        return f"{self.character_id} #{self.entry_id} {self.field}"

@@ -40,12 +40,15 @@ def test_r10_one_line_per_action_in_a_players_words_with_its_entries_under_it(gm
 
     assert len(actions(html)) == 2
     line = summary(html, damage.entries[0].pk)
-    assert "Dégâts (morsure de rat) · Isaure : PV 11 → −1, dans le coma" in line
+    assert (
+        "Isaure prend 14 dégâts (morsure de rat) : PV 11 → −1, Survie ratée, tombe dans le coma"
+        in line
+    )
     assert f"{len(damage.entries)} entrées" in line
     # Every entry of the action is under its line, with its id, one click away.
     for entry in damage.entries:
         assert f'id="entry-{entry.pk}"' in html and f"#{entry.pk}" in html
-    assert "Flux dépensé · Gaspard : Flux 6 → 4" in html
+    assert "Gaspard dépense 2 Flux : Flux 6 → 4" in html
 
 
 def test_an_undone_action_is_struck_on_its_line(gm_client, world):
@@ -67,8 +70,8 @@ def test_filters_keep_working_on_actions(gm_client, world):
     run(world.campaign, world.gm, "spend_flux", {"amount": "2"}, character=world.other_pc)
     url = reverse("history", args=[world.campaign.pk])
     html = gm_client.get(url, {"character": world.other_pc.pk}, headers=FRENCH).content.decode()
-    assert len(actions(html)) == 1 and "Flux dépensé · Gaspard" in html
-    assert "Dégâts · Isaure" not in html
+    assert len(actions(html)) == 1 and "Gaspard dépense 2 Flux" in html
+    assert "Isaure prend" not in html
 
 
 def test_a_page_ends_with_the_whole_of_its_oldest_action(gm_client, world):

@@ -1,0 +1,190 @@
+"""The characters' chart rows kept as the log grows (journal.models.ChartPoint), and
+recomputed.
+
+`record` runs inside `journal.audit.append`, in the action's transaction and under the
+campaign's lock that every writer holds: a new change of a charted field (PV, Flux, vital
+state, conditions, sequels) adds its row; an undo takes out the rows of the changes it takes
+back (journal/standing.py) and an undo of that undo puts them back. An undo is itself never a
+row: a standing undo and what it took back both did not happen.
+
+`recompute` derives the same rows from the log alone; `manage.py chart_points` proves the kept
+rows equal to it, or rebuilds them (after a bulk load or an archive import, which do not go
+through `append`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from django.db import connections, router
+
+from journal.models import AuditEntry, ChartPoint, EntryKind
+from journal.standing import Standing, standing
+
+CHART_FIELDS = ("pv", "flux", "vital", "conditions", "sequels")
+LINE_FIELDS = ("pv", "flux")
+REST_RULES = {
+    "R17": ("nuit de repos", "night's rest"),
+    "R18": ("heure de repos", "hour's rest"),
+    "R19": ("nuit en clinique", "night in a clinic"),
+}
+# What a row holds, in this order: the chart's own tuple (journal/charts.py) and visibility.
+COLUMNS = (
+    "entry_id",
+    "character_id",
+    "game_time",
+    "field",
+    "before",
+    "after",
+    "rule_id",
+    "batch",
+    "visibility",
+)
+_FROM_LOG = ("id", *COLUMNS[1:])
+
+
+def pv_moment(before, after, rule_id: str) -> str:
+    """A PV change's own moment: "zero" when it falls to 0 or below, "rest" when a rest heals
+    (R17–R19), else "". A fall during a rest is a fall."""
+    if isinstance(after, int) and after <= 0 and (not isinstance(before, int) or before > 0):
+        return "zero"
+    return "rest" if rule_id in REST_RULES else ""
+
+
+def _point(row) -> ChartPoint:
+    values = dict(zip(COLUMNS, row, strict=True))
+    name, after = values["field"], values["after"]
+    line = name in LINE_FIELDS and isinstance(after, int) and not isinstance(after, bool)
+    return ChartPoint(
+        campaign_id=None,
+        **values,
+        value=after if line else None,
+        moment=pv_moment(values["before"], after, values["rule_id"]) if name == "pv" else "",
+    )
+
+
+def _chartable(entries):
+    return entries.filter(
+        kind=EntryKind.CHANGE, field__in=CHART_FIELDS, character__isnull=False
+    ).values_list(*_FROM_LOG)
+
+
+def _comparable(row) -> tuple:
+    """A row as a hashable value: its JSON values as canonical text."""
+    return tuple(
+        json.dumps(value, sort_keys=True) if name in ("before", "after") else value
+        for name, value in zip(COLUMNS, row, strict=True)
+    )
+
+
+def recompute(campaign) -> set[tuple]:
+    """The rows from the log alone: every counted change of a charted field."""
+    entries = standing(campaign.pk).counted(AuditEntry.objects.filter(campaign_id=campaign.pk))
+    rows = _chartable(entries).order_by().iterator(chunk_size=5000)
+    return {_comparable(row) for row in rows}
+
+
+def kept(campaign) -> set[tuple]:
+    rows = ChartPoint.objects.filter(campaign_id=campaign.pk).values_list(*COLUMNS)
+    return {_comparable(row) for row in rows.iterator(chunk_size=5000)}
+
+
+def _create(campaign_id: int, rows: Iterable) -> None:
+    batch = []
+    for row in rows:
+        point = _point(row)
+        point.campaign_id = campaign_id
+        batch.append(point)
+        if len(batch) == 5000:
+            ChartPoint.objects.bulk_create(batch)
+            batch = []
+    ChartPoint.objects.bulk_create(batch)
+
+
+def record(campaign, written: Iterable[AuditEntry], before: Standing | None) -> None:
+    """Keep the rows up to date with what `append` just wrote (see the module's docstring).
+    `before`: the campaign's undos resolved before an undo was written (None: no undo)."""
+    rows = [
+        tuple(getattr(entry, name) for name in _FROM_LOG)
+        for entry in written
+        if entry.kind == EntryKind.CHANGE
+        and entry.field in CHART_FIELDS
+        and entry.character_id is not None
+        and entry.reverts_id is None
+    ]
+    if before is not None:
+        after = standing(campaign.pk)
+        gone = set(after.undone_by) - set(before.undone_by)
+        back = set(before.undone_by) - set(after.undone_by)
+        if gone:
+            ChartPoint.objects.filter(campaign_id=campaign.pk, entry_id__in=gone).delete()
+        if back:
+            entries = after.counted(AuditEntry.objects.filter(campaign_id=campaign.pk, id__in=back))
+            rows.extend(_chartable(entries))
+    if rows:
+        _create(campaign.pk, rows)
+
+
+def rebuild(campaign) -> None:
+    """Replace the kept rows with the recomputation (the caller holds a transaction). On
+    PostgreSQL in one INSERT … SELECT (a million-entry log in seconds), the row's `value` and
+    `moment` computed as `_point` computes them."""
+    ChartPoint.objects.filter(campaign_id=campaign.pk).delete()
+    # The database the rows go to (an archive is imported through a router).
+    connection = connections[router.db_for_write(ChartPoint)]
+    if connection.vendor != "postgresql":
+        _create(campaign.pk, _log_rows(campaign).iterator(chunk_size=5000))
+        return
+    sql, params = _derived_sql(campaign)
+    names = ("campaign_id", *COLUMNS, "value", "moment")
+    table = ChartPoint._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {table} ({', '.join(names)}) {sql}", params)
+        # A bulk load: the planner's statistics follow at once, not at autovacuum's pace.
+        cursor.execute(f"ANALYZE {table}")
+
+
+def _log_rows(campaign):
+    entries = standing(campaign.pk).counted(AuditEntry.objects.filter(campaign_id=campaign.pk))
+    return _chartable(entries).order_by()
+
+
+# `_point` in SQL: a PV or Flux number's value; a PV change's moment (`pv_moment`).
+_NUMBER = "jsonb_typeof({0}) = 'number' AND ({0})::text ~ '^-?[0-9]+$'"
+_DERIVED = f"""
+    SELECT %s, entry_id, character_id, game_time, field, before, after, rule_id, batch,
+        visibility,
+        CASE WHEN field IN ('pv', 'flux') AND {_NUMBER.format("after")}
+            THEN (after)::text::int END,
+        CASE WHEN field <> 'pv' THEN ''
+            WHEN {_NUMBER.format("after")} AND (after)::text::int <= 0
+                AND NOT ({_NUMBER.format("before")} AND (before)::text::int <= 0) THEN 'zero'
+            WHEN rule_id IN ({", ".join(f"'{r}'" for r in REST_RULES)}) THEN 'rest'
+            ELSE '' END
+    FROM ({{rows}}) AS log({", ".join(COLUMNS)})
+"""
+
+
+def _derived_sql(campaign) -> tuple[str, list]:
+    sql, params = _log_rows(campaign).query.sql_with_params()
+    return _DERIVED.format(rows=sql), [campaign.pk, *params]
+
+
+def differences(campaign) -> tuple[int, int] | None:
+    """On PostgreSQL, (rows the log gives that are not kept, kept rows the log does not give),
+    computed in the database, every column compared; None elsewhere (compare `kept` and
+    `recompute`)."""
+    connection = connections[router.db_for_read(ChartPoint)]
+    if connection.vendor != "postgresql":
+        return None
+    sql, params = _derived_sql(campaign)
+    names = ", ".join(("campaign_id", *COLUMNS, "value", "moment"))
+    kept_sql = f"SELECT {names} FROM {ChartPoint._meta.db_table} WHERE campaign_id = %s"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT count(*) FROM ({sql} EXCEPT ALL {kept_sql}) AS missing), "
+            f"(SELECT count(*) FROM ({kept_sql} EXCEPT ALL {sql}) AS extra)",
+            [*params, campaign.pk, campaign.pk, *params],
+        )
+        return cursor.fetchone()
