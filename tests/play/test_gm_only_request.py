@@ -70,8 +70,9 @@ def test_r34_the_player_answering_a_gm_only_roll_sees_it_sealed_everywhere(
     assert "jet scellé du MJ (test)" in returned
     assert commitment(world) in returned
     assert 'data-testid="reveal"' not in returned
-    # Her card says who rolled it, sealed.
-    assert "scellé par le MJ" in returned
+    # Said once, above: her card does not repeat the request she answered herself.
+    assert "scellé par le MJ" not in returned
+    assert 'data-testid="request-result"' not in returned
     for place, text in everything(player_client, world, world.pc).items():
         assert_sealed(text, place)
     # The GM reads the result on the card and in the history.
@@ -94,7 +95,7 @@ def test_r34_the_sealed_answer_is_the_same_when_the_campaign_default_is_gm_only(
     assert request.visibility == ""
     returned = answer(player_client, world, request, htmx=True).content.decode()
     assert_sealed(returned, "answer")
-    assert "scellé par le MJ" in returned
+    assert "jet scellé du MJ (test)" in returned
     request.refresh_from_db()
     assert request.visibility == "gm"
 

@@ -122,7 +122,9 @@ def test_r34_r10_the_phone_types_a_die_refused_then_accepted(
     html = answered.content.decode()
     # The roll explained, and the card (out of band) with the borrowed time; no Undo.
     assert "R10 · Isaure — Survie (VAI)" in html and "14" in html
-    assert "Jet demandé · Survie (VAI) à 0 PV (R10)\u00a0: lancé par paul_joueur" in html
+    # Said once, in the explanation: her card does not repeat the request she answered.
+    assert "Jet demandé · Survie (VAI) à 0 PV (R10)\u00a0: lancé par paul_joueur" not in html
+    assert 'data-testid="request-result"' not in html
     assert 'data-testid="undo"' not in html
     assert Character.objects.get(pk=pc.pk).vital == "borrowed_time"
     again = player_client.post(_answer_url(campaign, request), {"mode": "server"}, **HTMX)
