@@ -24,6 +24,7 @@ class CharacterForm(forms.ModelForm):
         fields = [
             "name",
             "kind",
+            "gender",
             "owner",
             "pv",
             "pv_max",

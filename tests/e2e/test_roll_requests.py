@@ -230,7 +230,7 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     expect(card.get_by_test_id("vital")).to_contain_text("dans le coma")
     table.check("the coma", synced=("gm",))
     party.get_by_role("button", name="+1 h").click()
-    expect(card.locator("[data-testid=pv]")).to_have_text("-1 / 14")
+    expect(card.locator("[data-testid=pv]")).to_have_text("−1 / 14")
     table.check("an hour of coma", synced=("gm",))
     party.get_by_role("button", name="+1 h").click()
     expect(card.get_by_test_id("roll-request")).to_contain_text("Survie (VAI) de l’heure")

@@ -129,7 +129,7 @@ def test_the_owners_sheet_shows_everything_the_rules_leave(player_client, world)
     assert "Une toux sanglante" in content
     assert "3 jours restants" in content or "3 days left" in content
     assert "Fièvre des marais" in content
-    assert content.count("prend fin quand le MJ la retire") == 2  # each condition explained
+    assert content.count("prend fin quand le MJ le retire") == 2  # each condition explained
     assert "debout" in content.lower()  # vital state
     assert world.pc.public_notes in content
     assert world.pc.gm_notes not in content
