@@ -51,9 +51,17 @@ class DiceField(forms.CharField):
         text = super().to_python(value)
         values = []
         for part in text.replace(",", " ").split():
-            # Any whole number passes here: the die it is read for says its faces ("Un D20
-            # ne peut pas donner 0 (de 1 à 20)"), which this field cannot know.
-            value = typed_value(part, 1000, lowest=0)
+            value = typed_value(part, 1000)
+            if value is None and typed_value(part, 1000, lowest=0) == 0:
+                # 0 is a whole number: say what a die shows instead. The die a value is read
+                # for refuses one above its faces itself ("Un D20 ne peut pas donner 25").
+                raise forms.ValidationError(
+                    _(
+                        "“%(part)s” is not a die value: a die shows 1 to its number of faces "
+                        "(1 to 20 for a D20)."
+                    )
+                    % {"part": part[:10]}
+                )
             if value is None:
                 raise forms.ValidationError(
                     _(

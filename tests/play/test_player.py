@@ -37,7 +37,8 @@ def test_r9_the_owner_types_in_their_die_and_reads_the_explanation(player_client
     assert entry.roll["natural"] == 14 and entry.roll["skill"] == "Crochetage"
     assert entry.visibility == world.campaign.default_roll_visibility
     page = player_client.get(response["Location"]).content.decode()
-    assert re.search(r'class="msg roll info"[^>]*>R5 · Isaure — Crochetage \(ADR\) : 14', page)
+    # A player reads the explanation without the rule's id (« R5 · »: the GM's reference).
+    assert re.search(r'class="msg roll info"[^>]*>Isaure — Crochetage \(ADR\) : 14', page)
 
 
 def test_r9_the_server_rolls_when_the_player_types_nothing(player_client, world):

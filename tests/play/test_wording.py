@@ -85,7 +85,8 @@ def test_one_name_for_what_only_the_gm_sees():
 
 
 def test_r9_a_typed_zero_is_refused_with_the_dies_faces(world):
-    """R9: « 0 » is a whole number; the die it was typed for says what it can show."""
+    """R9: « 0 » is a whole number; the refusal says what a die shows, and the die a value
+    is read for says its own faces."""
     from django.utils import translation
 
     from play.actions import DiceField
@@ -99,7 +100,9 @@ def test_r9_a_typed_zero_is_refused_with_the_dies_faces(world):
     ]
     assert "entiers" not in said  # 0 is a whole number too
     with translation.override("fr"):
-        assert DiceField().clean("0") == [0]  # the die, not the field, knows its faces
+        with pytest.raises(ValidationError) as zero:
+            DiceField().clean("14, 0")
+        assert "de 1 à 20 pour un D20" in zero.value.messages[0]
         with pytest.raises(ValidationError) as typo:
             DiceField().clean("1O")
         assert "lus sur les dés" in typo.value.messages[0]
@@ -346,3 +349,27 @@ def test_the_ask_panels_heading_has_no_ellipsis(world, gm_client):
     url = reverse("roll_ask", args=[world.campaign.pk, world.pc.pk])
     html = gm_client.get(url).content.decode()
     assert "<h3>Demander un jet au joueur · Isaure</h3>" in html, html[:400]
+
+
+@pytest.mark.django_db
+def test_a_characters_gender_is_edited_through_the_service_and_logged(world, gm_client):
+    """The grammatical gender is a sheet field: the new/edit forms show it, an edit writes
+    its entry (before, after), and the card's vital state then agrees (R16: « morte »)."""
+    from django.urls import reverse
+
+    from journal.models import AuditEntry
+    from play import services
+    from tests.play.steps import put
+
+    form = gm_client.get(reverse("character_create", args=[world.campaign.pk])).content.decode()
+    assert 'name="gender"' in form and "iel (forme inclusive)" in form
+    edit = reverse("character_edit", args=[world.campaign.pk, world.pc.pk])
+    assert 'name="gender"' in gm_client.get(edit).content.decode()
+
+    services.character_update(character_id=world.pc.pk, actor=world.gm, gender="elle")
+    entry = AuditEntry.objects.filter(field="gender").get()
+    assert (entry.before, entry.after, entry.character_id) == ("iel", "elle", world.pc.pk)
+    assert entry.text_fr == "genre grammatical : iel → elle"
+    put(world.pc, vital="dead", pv=-20)
+    html = gm_client.get(reverse("campaign", args=[world.campaign.pk])).content.decode()
+    assert '<p class="vital" data-testid="vital">morte</p>' in html
