@@ -146,7 +146,8 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     # The phone shows it by itself: the prompt, its odds, the die to type.
     mine = table.phone_card.get_by_test_id("roll-request")
     table.follow(phone, (mine, "gaelle_mj vous demande un jet"))
-    expect(mine).to_contain_text("Survie (VAI) à 0 PV (R10)")
+    expect(mine).to_contain_text("Survie (VAI) à 0 PV")
+    expect(mine).not_to_contain_text("(R10)")  # the GM's reference, not the player's
     expect(table.phone_card.get_by_test_id("request-odds")).to_have_text("60 %")
     expect(table.phone_card).to_have_attribute("aria-live", "polite")
     box = mine.bounding_box()
@@ -172,8 +173,9 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     expect(phone.locator(f"#result-{pc.pk}")).to_contain_text("Survie (VAI)")
     expect(table.phone_card.get_by_test_id("vital")).to_contain_text("sursis")
     expect(table.phone_card.get_by_test_id("request-result")).to_contain_text(
-        "lancé par paul_joueur (dé saisi)"
+        "lancé par paul_joueur — Survie (VAI)"
     )
+    expect(table.phone_card.get_by_test_id("request-result")).to_contain_text("[dé saisi]")
     table.check("the player's die", synced=("phone",))
     phone.screenshot(path=artifacts / f"requests-{mode}-phone-answered.png", full_page=True)
 
@@ -197,7 +199,7 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     table.follow(phone, (table.phone_card.get_by_test_id("roll-request"), "Crochetage"))
     table.phone_card.get_by_test_id("request-server").click()
     expect(table.phone_card.get_by_test_id("request-result")).to_contain_text(
-        "Crochetage (ADR) · difficulté 12 (R5)\u00a0: lancé par paul_joueur"
+        "Crochetage (ADR) · difficulté 12\u00a0: lancé par paul_joueur"
     )
     table.check("the server rolled the player's test")
     table.follow(gm, (card.get_by_test_id("request-result"), "Crochetage"))
@@ -299,14 +301,15 @@ def test_r34_r10_the_real_stream_brings_the_prompt_and_the_answer(
     mine_card = phone.locator(f"#character-{mine}")
     prompt = mine_card.get_by_test_id("roll-request")
     expect(prompt).to_contain_text("mj vous demande un jet")
-    expect(prompt).to_contain_text("Survie (VAI) à 0 PV (R10)")
+    expect(prompt).to_contain_text("Survie (VAI) à 0 PV")
     mine_card.get_by_test_id("request-die").fill("0")
     mine_card.get_by_test_id("request-typed").click()
     expect(mine_card.get_by_test_id("request-error")).to_contain_text("n’est pas un résultat")
     mine_card.get_by_test_id("request-die").fill("15")
     mine_card.get_by_test_id("request-typed").click()
     expect(mine_card.get_by_test_id("vital")).to_contain_text("sursis")
-    expect(card.get_by_test_id("request-result")).to_contain_text("lancé par alice (dé saisi)")
+    expect(card.get_by_test_id("request-result")).to_contain_text("lancé par alice — Survie")
+    expect(card.get_by_test_id("request-result")).to_contain_text("[dé saisi]")
     expect(card.get_by_test_id("vital")).to_contain_text("sursis")
     phone.screenshot(path=artifacts / "requests-live-phone.png", full_page=True)
     gm.screenshot(path=artifacts / "requests-live-gm.png")
