@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from characters.models import Character
 from journal.models import AuditEntry
-from tests.e2e.pages import NO_RELOAD, PHONE, Table, open_gated_sheet, open_quiet_dashboard
+from tests.e2e.pages import NO_RELOAD, PHONE, Table, minus, open_gated_sheet, open_quiet_dashboard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -82,7 +82,7 @@ class Phone:
             expect(self.entries().first).to_contain_text(newest, timeout=LIVE_WAIT)
             row = Character.objects.get(pk=self.pc.pk)
             expect(self.card.locator("[data-testid=pv]")).to_have_text(
-                f"{row.pv} / {row.pv_max}", timeout=LIVE_WAIT
+                f"{minus(row.pv)} / {row.pv_max}", timeout=LIVE_WAIT
             )
             expect(self.card.locator("[data-testid=flux]")).to_have_text(
                 f"{row.flux} / {row.flux_max}"

@@ -24,7 +24,16 @@ from campaign.models import Campaign
 from characters.models import Character
 from journal.models import AuditEntry
 from play.models import RollRequest
-from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, Gate, log_in, open_context
+from tests.e2e.pages import (
+    GM_VIEWPORT,
+    HTMX_ERRORS,
+    NO_RELOAD,
+    PHONE,
+    Gate,
+    log_in,
+    minus,
+    open_context,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -103,7 +112,9 @@ class Table:
         row = Character.objects.get(pk=self.pc.pk)
         cards = {"gm": self.gm_card, "phone": self.phone_card}
         for side in synced:
-            expect(cards[side].locator("[data-testid=pv]")).to_have_text(f"{row.pv} / {row.pv_max}")
+            expect(cards[side].locator("[data-testid=pv]")).to_have_text(
+                f"{minus(row.pv)} / {row.pv_max}"
+            )
 
     def refusal_expected(self, request):
         self.allowed.append(self.base + reverse("roll_answer", args=[self.campaign.pk, request.pk]))
