@@ -15,6 +15,16 @@ class Kind(models.TextChoices):
     NPC = "npc", _("Non-player character")
 
 
+class Gender(models.TextChoices):
+    """The grammatical gender the game's sentences give a character: « il est mort »,
+    « elle est morte », « iel est mort·e » (the inclusive form, when nobody said). Values
+    match rules.engine.words."""
+
+    IL = "il", _("il (masculine)")
+    ELLE = "elle", _("elle (feminine)")
+    IEL = "iel", _("iel (inclusive)")
+
+
 class Vital(models.TextChoices):
     # Values match rules.engine.Vital.
     UP = "up", _("Up")
@@ -46,6 +56,13 @@ class Character(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="characters")
     name = models.CharField(_("name"), max_length=80)
     kind = models.CharField(_("kind"), max_length=4, choices=Kind.choices, default=Kind.PC)
+    gender = models.CharField(
+        _("grammatical gender"),
+        max_length=4,
+        choices=Gender.choices,
+        default=Gender.IEL,
+        help_text=_("How the game’s sentences agree with this character: mort, morte, mort·e."),
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("player"),

@@ -36,6 +36,7 @@ def character_state(row: Character, stats: Iterable[str]) -> engine.CharacterSta
     return engine.CharacterState(
         key=str(row.pk),
         name=row.name,
+        gender=row.gender,
         pv=row.pv,
         pv_max=row.pv_max,
         flux=row.flux,
@@ -80,6 +81,7 @@ def campaign_state(campaign: Campaign, rows: Iterable[Character]) -> engine.Camp
 
 CHARACTER_FIELDS = (
     "name",
+    "gender",
     "pv",
     "pv_max",
     "flux",

@@ -16,6 +16,7 @@ from journal import standing
 from journal.models import AuditEntry
 from journal.texts import field_name, in_language
 from journal.visibility import visible_entries
+from rules.engine.text import without_rule_ids
 
 FEED_SIZE = 10  # entries under the sheet
 
@@ -134,11 +135,14 @@ def feed(membership, character, *, size: int = FEED_SIZE) -> list[FeedItem]:
     entries = standing.mark(
         membership.campaign_id, visible_entries(membership).filter(character_id=character.pk)[:size]
     )
+    # The rules' ids are the GM's references: a player's feed and toasts read without them
+    # (the history's details keep them).
+    said = (lambda text: text) if membership.is_gm else without_rule_ids
     return [
         FeedItem(
             entry,
-            typographic(entry.shown_text),
-            toast_text(entry)
+            said(typographic(entry.shown_text)),
+            said(toast_text(entry))
             if entry.character_id == character.pk
             and (entry.kind == "roll" or entry.field in TOAST_FIELDS)
             and not own_doing(membership, entry)

@@ -9,10 +9,9 @@ without them. Events come in game-time order, ties in log order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -23,52 +22,13 @@ from journal.feed import typographic
 from journal.models import AuditEntry, EntryKind, PlaySession
 from journal.sealing import REVEAL_FIELD
 from journal.standing import Standing
-from journal.texts import game_time, value_text
+from journal.texts import game_time, real_date, value_text
 from rules.engine import text as engine_text
 from rules.engine.state import Vital
+from rules.engine.words import IEL, agree
 
 # The fields a character's line follows from the session's start to its end.
 FOLLOWED = ("pv", "flux", "vital", "conditions", "illness")
-
-MONTHS_FR = (
-    "janvier",
-    "février",
-    "mars",
-    "avril",
-    "mai",
-    "juin",
-    "juillet",
-    "août",
-    "septembre",
-    "octobre",
-    "novembre",
-    "décembre",
-)
-MONTHS_EN = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-
-
-def real_date(moment: datetime, lang: str) -> str:
-    """ "le 4 décembre 2026 à 08 h 35" as a French reader writes it (1er for the first of
-    the month); "4 December 2026 at 08:35" in English. In the server's time zone."""
-    local = timezone.localtime(moment)
-    if lang == "en":
-        return f"{local.day} {MONTHS_EN[local.month - 1]} {local.year} at {local:%H:%M}"
-    day = "1er" if local.day == 1 else str(local.day)
-    return f"le {day} {MONTHS_FR[local.month - 1]} {local.year} à {local:%H} h {local:%M}"
-
 
 # What a change of vital state is, for the "who fell, woke, died" list: (kind, French, English).
 FELL, WOKE, DIED, STABILISED = "fell", "woke", "died", "stabilised"
@@ -165,6 +125,7 @@ def build(session: PlaySession, entries, state: Standing, lang: str, *, membersh
     if moments:
         recap.game_start, recap.game_end = min(moments), max(moments)
     lines: dict[int, CharacterLine] = {}
+    marked: list[tuple[int, int | None]] = []  # events whose words carry an inclusive mark
     for entry in counted:
         name = entry.character_name or "—"
         when = game_time(entry.game_time)[index] if entry.game_time else ""
@@ -194,10 +155,26 @@ def build(session: PlaySession, entries, state: Standing, lang: str, *, membersh
             if kind is not None:
                 words = EVENT_WORDS[(kind, Vital(entry.after))][index]
                 recap.events.append(Event(kind, when, name, words, entry.pk))
+                marked.append((len(recap.events) - 1, entry.character_id))
+    _agree_events(recap, marked)
     if membership is not None and membership.is_gm:
         _fill_from_rows(lines, counted[-1].pk, state)
     recap.characters = sorted(lines.values(), key=lambda line: line.name)
     return recap
+
+
+def _agree_events(recap: Recap, marked: list[tuple[int, int | None]]) -> None:
+    """« est stabilisée » for a character who is « elle »: one query, only when an event's
+    words carry an inclusive mark (« stabilisé·e »)."""
+    marked = [(i, pk) for i, pk in marked if pk is not None and "·" in recap.events[i].text]
+    if not marked:
+        return
+    genders = dict(
+        Character.objects.filter(pk__in={pk for _, pk in marked}).values_list("pk", "gender")
+    )
+    for i, pk in marked:
+        event = recap.events[i]
+        recap.events[i] = replace(event, text=agree(event.text, genders.get(pk, IEL)))
 
 
 def _fill_from_rows(lines: dict[int, CharacterLine], last_id: int, state: Standing) -> None:

@@ -3,18 +3,19 @@ check of a pasted seal says (journal/audit.py makes and checks seals)."""
 
 from __future__ import annotations
 
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from journal.audit import Seal, SealCheck
+from journal.texts import current_language, real_date
 
 
 def sealed_at(seal: Seal) -> str:
-    """When the sealed entry was written, in local time; empty for an empty log."""
+    """When the sealed entry was written, in local time, as a sentence writes a date
+    (« 4 décembre 2026 à 08 h 35 »: the sentence says « le »); empty for an empty log."""
     if seal.at is None:
         return ""
-    return timezone.localtime(seal.at).strftime("%Y-%m-%d %H:%M")
+    return real_date(seal.at, current_language(), article=False)
 
 
 def seal_sentence(seal: Seal) -> str:

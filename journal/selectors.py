@@ -66,7 +66,7 @@ class HistoryFilterForm(forms.Form):
             characters = characters.filter(owner_id=membership.user_id)
         elif not membership.is_gm:
             characters = characters.filter(Q(kind="pc") | Q(owner_id=membership.user_id))
-        self.fields["character"].choices = [("", _("Everyone"))] + [
+        self.fields["character"].choices = [("", _("All characters"))] + [
             (c.pk, c.name) for c in characters
         ]
         members = campaign.memberships.select_related("user").order_by("user__username")

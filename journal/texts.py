@@ -9,6 +9,7 @@ import unicodedata
 from datetime import datetime
 from typing import Any
 
+from django.utils import timezone
 from django.utils.translation import get_language
 
 from rules import engine
@@ -22,6 +23,48 @@ def current_language() -> str:
 
 def in_language(fr: str, en: str) -> str:
     return en if current_language() == "en" else fr
+
+
+MONTHS_FR = (
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "mai",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+)
+MONTHS_EN = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def real_date(moment: datetime, lang: str, *, article: bool = True) -> str:
+    """ "le 4 décembre 2026 à 08 h 35" as a French reader writes it (1er for the first of
+    the month); "4 December 2026 at 08:35" in English. In the server's time zone. Without
+    `article`, the French leaves out « le » for a sentence that has its own."""
+    local = timezone.localtime(moment)
+    if lang == "en":
+        return f"{local.day} {MONTHS_EN[local.month - 1]} {local.year} at {local:%H:%M}"
+    day = "1er" if local.day == 1 else str(local.day)
+    said = f"{day} {MONTHS_FR[local.month - 1]} {local.year} à {local:%H} h {local:%M}"
+    return f"le {said}" if article else said
 
 
 def rule_message(error) -> str:
@@ -91,6 +134,7 @@ FIELD_NAMES = {
     "pending_hour_rest": ("heure de repos à répartir", "hour rest to share"),
     "name": ("nom", "name"),
     "kind": ("type", "kind"),
+    "gender": ("genre grammatical", "grammatical gender"),
     "owner": ("joueur ou joueuse", "player"),
     "stats": ("statistiques", "statistics"),
     "public_notes": ("notes publiques", "public notes"),
@@ -140,6 +184,8 @@ def _value(value: Any, lang: int) -> str:
         return f"−1 {value.stat}"
     if isinstance(value, tuple):
         return ", ".join(_value(item, lang) for item in value) or "—"
+    if isinstance(value, int) and lang == 0:
+        return engine_text.number_fr(value)  # "PV 10 → −16": the minus sign, not a hyphen
     return str(value)
 
 

@@ -27,12 +27,12 @@ MAX_AMOUNT = 999
 _WHOLE = re.compile(r"[0-9]{1,6}")
 
 
-def typed_value(text: str, highest: int) -> int | None:
-    """A die value typed in, 1 to `highest`, or None when it is not one."""
+def typed_value(text: str, highest: int, lowest: int = 1) -> int | None:
+    """A die value typed in, `lowest` to `highest`, or None when it is not one."""
     if not _WHOLE.fullmatch(text):
         return None
     value = int(text)
-    return value if 1 <= value <= highest else None
+    return value if lowest <= value <= highest else None
 
 
 class DiceField(forms.CharField):
@@ -52,9 +52,22 @@ class DiceField(forms.CharField):
         values = []
         for part in text.replace(",", " ").split():
             value = typed_value(part, 1000)
+            if value is None and typed_value(part, 1000, lowest=0) == 0:
+                # 0 is a whole number: say what a die shows instead. The die a value is read
+                # for refuses one above its faces itself ("Un D20 ne peut pas donner 25").
+                raise forms.ValidationError(
+                    _(
+                        "“%(part)s” is not a die value: a die shows 1 to its number of faces "
+                        "(1 to 20 for a D20)."
+                    )
+                    % {"part": part[:10]}
+                )
             if value is None:
                 raise forms.ValidationError(
-                    _("“%(part)s” is not a die value: type whole numbers such as 14 or 3, 5.")
+                    _(
+                        "“%(part)s” is not a die value: type the numbers the dice show, "
+                        "such as 14 or 3, 5."
+                    )
                     % {"part": part[:10]}
                 )
             values.append(value)

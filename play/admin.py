@@ -115,6 +115,7 @@ class CharacterAdmin(admin.ModelAdmin):
 SHEET_ARGUMENTS = (
     "name",
     "kind",
+    "gender",
     "owner",
     "stats",
     "pv_max",

@@ -2,7 +2,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Role, Visibility
-from characters.models import STAT_MAX, STAT_MIN, Character, Kind
+from characters.models import STAT_MAX, STAT_MIN, Character, Gender, Kind
 from play.actions import DiceField
 
 
@@ -24,6 +24,7 @@ class CharacterForm(forms.ModelForm):
         fields = [
             "name",
             "kind",
+            "gender",
             "owner",
             "pv",
             "pv_max",
@@ -58,6 +59,9 @@ class CharacterForm(forms.ModelForm):
             )
         for name in ("pv", "pv_max", "flux", "flux_max"):
             self.fields[name].widget.attrs["inputmode"] = "numeric"
+        # Left out (a form posted before the field existed, a script): the character keeps
+        # their gender, or is « iel » (the inclusive form) when new.
+        self.fields["gender"].required = False
         if self.instance.pk is None:
             # A new character starts at its maxima unless told otherwise, and a server roll
             # makes R10's Survie if it starts at 0 PV or less: no dice to type on creation.
@@ -65,6 +69,9 @@ class CharacterForm(forms.ModelForm):
                 self.fields[name].required = False
                 self.fields[name].help_text = _("Empty: the maximum.")
             del self.fields["dice"]
+
+    def clean_gender(self):
+        return self.cleaned_data.get("gender") or self.instance.gender or Gender.IEL
 
     def stat_fields(self):
         return [self[f"stat_{code}"] for code in self.stat_codes]

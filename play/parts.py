@@ -23,6 +23,7 @@ from journal.visibility import visible_entries
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
 from play.selectors import proposals_waiting
+from rules.engine.text import without_rule_ids
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
 PARTY_BAR, LOG, FIGHT_PART = "party-bar", "roll-log", "fight"
@@ -191,8 +192,10 @@ def seen_explanation(membership, result) -> tuple[str, ...]:
     the history shows them (journal/visibility.py): a GM-only roll sealed, with its
     commitment, never its result, even when that player answered the roll (R34)."""
     lines = explanation(result.outcome)
-    if membership.is_gm or all(e.visibility == Visibility.EVERYONE for e in result.entries):
+    if membership.is_gm:
         return lines
+    if all(e.visibility == Visibility.EVERYONE for e in result.entries):
+        return tuple(without_rule_ids(line) for line in lines)
     seen = visible_entries(membership).filter(pk__in=[e.pk for e in result.entries])
     shown = []
     for entry in seen.order_by("id"):
@@ -201,7 +204,7 @@ def seen_explanation(membership, result) -> tuple[str, ...]:
         view = getattr(entry, "seal_view", None)
         if view is not None and not view.revealed:
             line += " · " + _("commitment: %(commitment)s") % {"commitment": view.commitment}
-        shown.append(line)
+        shown.append(without_rule_ids(line))
     return tuple(shown)
 
 

@@ -128,9 +128,9 @@ class PartyRequestForm(ActionForm):
         }
 
 
-ASK = Action("ask", gettext_lazy("Ask the player for a roll…"), RequestForm, None)
+ASK = Action("ask", gettext_lazy("Ask the player for a roll"), RequestForm, None)
 PARTY_ASK = Action(
-    "party_ask", gettext_lazy("Ask several players for a test…"), PartyRequestForm, None
+    "party_ask", gettext_lazy("Ask several players for a test"), PartyRequestForm, None
 )
 ASK_ODDS = parts.OddsText(
     gettext_lazy("Chance of success (the player sees it too):"),

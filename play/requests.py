@@ -32,7 +32,7 @@ from play.services.asking import REQUEST_LABELS, request_draft
 from play.services.character import REQUEST_ROLLS
 from play.services.runner import Result, Roll, roll_odds, run_roll, stale_requests_lapse
 from rules import engine
-from rules.engine.text import VITAL_TEXT, check_text
+from rules.engine.text import MINUS, check_text, vital_text
 
 # What the GM may ask for by hand; the others come from the rules (R10 damage, the clock).
 ASKED_BY_HAND = (RequestKind.CHECK, RequestKind.WAKE, RequestKind.FALL_ILL)
@@ -330,7 +330,8 @@ def _summary(outcome: engine.Outcome, character_id: int) -> tuple[str, str]:
     fr, en = check_text(checks[0]) if checks else ("", "")
     vital = [c for c in outcome.changes if c.character_key == key and c.field == "vital"]
     if vital:
-        now_fr, now_en = VITAL_TEXT[vital[-1].after]
+        gender = outcome.state.character(key).gender if outcome.state else "iel"
+        now_fr, now_en = vital_text(vital[-1].after, gender)
         fr, en = f"{fr} · désormais {now_fr}", f"{en} · now {now_en}"
     return fr, en
 
@@ -374,7 +375,9 @@ def request_label(request: RollRequest, lang: int) -> str:
         words = (("difficulté", "MJ"), ("difficulty", "GM"))[lang]
         parts = [name, f"{words[0]} {arguments.get('difficulty')}"]
         if arguments.get("modifier"):
-            parts.append(f"{words[1]} {arguments['modifier']:+d}")
+            modifier = arguments["modifier"]
+            sign = "+" if modifier > 0 else MINUS  # "MJ −2": the minus sign, not a hyphen
+            parts.append(f"{words[1]} {sign}{abs(modifier)}")
         return " · ".join(parts) + f" ({request.rule_id})"
     fr, en = REQUEST_LABELS[RequestKind(request.kind)]
     return f"{(fr, en)[lang]} ({request.rule_id})"

@@ -389,7 +389,7 @@ def card_for(character: Character, campaign: Campaign) -> Card:
         ],
         conditions=[condition_line(c, lang) for c in state.conditions],
         illness=illness,
-        vital=engine_text.VITAL_TEXT[state.vital][lang],
+        vital=engine_text.vital_text(state.vital, state.gender)[lang],
         choices=action_choices(state, now=campaign.clock, lang=lang),
         fight=fight_seat(campaign, character.pk),
         requests=card_requests(character, campaign, lang),
@@ -427,7 +427,7 @@ def party_for(membership, rows) -> list[PartyMember]:
         party.append(
             PartyMember(
                 row,
-                vital=engine_text.VITAL_TEXT[state.vital][lang],
+                vital=engine_text.vital_text(state.vital, state.gender)[lang],
                 conditions=tuple(
                     engine_text.condition_name(c.kind)[lang] for c in state.conditions
                 ),

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from campaign.models import Campaign
 from characters import state as rows_state
-from characters.models import Character, Kind
+from characters.models import Character, Gender, Kind
 from journal.texts import (
     CREATED,
 )
@@ -30,6 +30,7 @@ UNCHANGED: Any = _Unchanged()
 # The rule that lets the GM set each number of the sheet by hand; names and notes have none.
 SHEET_RULES = {
     "name": "",
+    "gender": "",
     "stats": "R2",
     "pa": "R3",
     "actions": "R4",
@@ -49,6 +50,7 @@ def character_create(
     pv: int | None = None,
     flux: int | None = None,
     kind: str = Kind.PC,
+    gender: str = Gender.IEL,
     owner=None,
     stats: Mapping[str, int] | None = None,
     pa: int = 0,
@@ -69,6 +71,7 @@ def character_create(
     wanted = {
         "name": name,
         "kind": kind,
+        "gender": gender,
         "owner": owner.pk if owner is not None else None,
         "stats": dict(stats or {}),
         "pv_max": pv_max,
@@ -122,6 +125,7 @@ def character_update(
     actor,
     name: str = UNCHANGED,
     kind: str = UNCHANGED,
+    gender: str = UNCHANGED,
     owner=UNCHANGED,
     stats: Mapping[str, int] = UNCHANGED,
     pv: int = UNCHANGED,
@@ -147,6 +151,7 @@ def character_update(
     given = {
         "name": name,
         "kind": kind,
+        "gender": gender,
         "owner": owner,
         "stats": stats,
         "pv": pv,
@@ -195,7 +200,9 @@ def _edit(t: Table, key: str, wanted: dict) -> engine.Outcome:
         if field in wanted and wanted[field] != rows_state.sheet_value(row, field)
     )
     simple = {
-        field: wanted[field] for field in ("name", "pa", "actions", "reflexes") if field in wanted
+        field: wanted[field]
+        for field in ("name", "gender", "pa", "actions", "reflexes")
+        if field in wanted
     }
     if "stats" in wanted:
         simple["stats"] = tuple((code, candidate.stats.get(code, 0)) for code, _ in character.stats)

@@ -20,6 +20,7 @@ from play.services.entries import fight_names, fighter_names, people_named, row_
 from play.services.runner import Result, Table, run
 from play.services.settings import SETTING_PREFIX
 from rules import engine
+from rules.engine.words import agree
 
 # ---------------------------------------------------------------------------------------------
 # Undo
@@ -199,7 +200,8 @@ def _undo_plan(t: Table, targets: list[AuditEntry]):
             problems.append(
                 UndoProblem(
                     entry.pk,
-                    f"{name} est mort·e depuis #{entry.pk} : rétablir {fr_field} ne le ou la "
+                    agree(f"{name} est mort·e", holder.gender)
+                    + f" depuis #{entry.pk} : rétablir {fr_field} ne le ou la "
                     "ramène pas à la vie (R16 : seul le MJ le peut, à part).",
                     f"{name} has died since #{entry.pk}: restoring {en_field} does not bring "
                     "them back (R16: only the GM can, separately).",

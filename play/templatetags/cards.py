@@ -16,6 +16,7 @@ from journal.texts import game_time as game_time_text
 from journal.texts import in_language
 from play.actions import PARTY_ACTIONS
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input
+from rules.engine.text import MINUS, on_moment, without_rule_ids
 
 register = template.Library()
 
@@ -32,6 +33,28 @@ def game_time(value):
     if not value:
         return ""
     return in_language(*game_time_text(value))
+
+
+@register.filter
+def game_time_on(value):
+    """ "le jour 3 à 14:20": a game time inside a sentence (« coma prévu le jour 3 à 14:20 »)."""
+    if not value:
+        return ""
+    return in_language(*on_moment(value))
+
+
+@register.filter
+def number(value):
+    """A whole number as print sets it: "−4", with the minus sign (−), not a hyphen."""
+    if isinstance(value, int) and value < 0:
+        return f"{MINUS}{-value}"
+    return value
+
+
+@register.filter
+def for_reader(text, is_gm):
+    """`text` as its reader reads it: the GM with the rules' ids ("(R5)"), a player without."""
+    return text if is_gm else without_rule_ids(str(text))
 
 
 @register.filter

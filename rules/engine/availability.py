@@ -29,6 +29,7 @@ from .errors import (
     WakeAlreadyTried,
 )
 from .state import CharacterState, Vital
+from .words import agree
 
 WAKE_INTERVAL = timedelta(hours=1)  # R13: at most one waking try per game hour
 
@@ -115,7 +116,7 @@ def require_stabilise(character: CharacterState) -> None:
     require_alive(character)
     if character.vital is Vital.STABILISED:
         raise NotInComa(
-            f"{character.label} est déjà stabilisé·e.",
+            agree(f"{character.label} est déjà stabilisé·e.", character.gender),
             f"{character.label} is already stabilised.",
             rule_id="R12",
         )
@@ -132,7 +133,10 @@ def require_wake(character: CharacterState, now: datetime) -> None:
     require_alive(character)
     if character.vital is not Vital.STABILISED:
         raise NotStabilised(
-            f"{character.label} n’est pas stabilisé·e : pas de test de réveil.",
+            agree(
+                f"{character.label} n’est pas stabilisé·e : pas de test de réveil.",
+                character.gender,
+            ),
             f"{character.label} is not stabilised: no waking test.",
             rule_id="R13",
         )
@@ -161,7 +165,7 @@ def require_revive(character: CharacterState) -> None:
     """R16: only the dead are brought back."""
     if character.vital is not Vital.DEAD:
         raise NotDead(
-            f"{character.label} n’est pas mort·e.",
+            agree(f"{character.label} n’est pas mort·e.", character.gender),
             f"{character.label} is not dead.",
             rule_id="R16",
         )

@@ -17,6 +17,7 @@ from .outcome import Draft, Outcome
 from .results import CheckPlan, CheckResult, Modifier, Odds
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, ConditionKind, Ruleset, Vital
 from .text import check_text
+from .words import agree
 
 SURVIE = "Survie"
 MEDECINE = "Médecine"
@@ -227,8 +228,8 @@ def roll_check(
 def require_alive(character: CharacterState) -> None:
     if character.vital is Vital.DEAD:
         raise CharacterDead(
-            f"{character.label} est mort·e : aucune règle ne permet cette action "
-            "(seul le MJ peut ramener un mort, R16).",
+            agree(f"{character.label} est mort·e", character.gender)
+            + " : aucune règle ne permet cette action (seul le MJ peut ramener un mort, R16).",
             f"{character.label} is dead: no rule allows this action "
             "(only the GM can bring the dead back, R16).",
             rule_id="R16",
@@ -240,7 +241,7 @@ def require_conscious(character: CharacterState) -> None:
     if character.vital not in (Vital.UP, Vital.BORROWED_TIME):
         # In a coma (R11), or stabilised and waking only through R13's tries.
         raise NotConscious(
-            f"{character.label} est inconscient·e et ne peut pas agir.",
+            agree(f"{character.label} est inconscient·e et ne peut pas agir.", character.gender),
             f"{character.label} is unconscious and cannot act.",
             rule_id="R11" if character.vital is Vital.COMA else "R13",
         )

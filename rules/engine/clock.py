@@ -22,7 +22,7 @@ from .health import (
 )
 from .outcome import Draft, DueRoll, Outcome
 from .state import DEFAULT_RULESET, CampaignState, CharacterState, Ruleset, Vital
-from .text import SEVERITY_TEXT, count_en, count_fr, moment_text
+from .text import SEVERITY_TEXT, count_en, count_fr, moment_text, moment_words
 
 DAY = timedelta(days=1)
 
@@ -78,12 +78,17 @@ def _morning(draft: Draft, key: str | None) -> None:
         else:
             left = illness.days_left - 1
             draft.set(character.key, "illness", replace(illness, days_left=left), "R30")
-            draft.say(
-                "R30",
-                f"{fr} : encore {count_fr(left, 'jour', 'jours')} après ce matin",
-                f"{en}: {count_en(left, 'more day', 'more days')} after this morning",
-                character.key,
-            )
+            if left:
+                said = (
+                    f"{fr} : encore {count_fr(left, 'jour', 'jours')} après ce matin",
+                    f"{en}: {count_en(left, 'more day', 'more days')} after this morning",
+                )
+            else:  # the illness still holds today: it ends the next morning, not "0 day"
+                said = (
+                    f"{fr} : dernier jour, la maladie prend fin demain matin",
+                    f"{en}: last day, the illness ends tomorrow morning",
+                )
+            draft.say("R30", *said, character.key)
 
 
 def _coma_due(draft: Draft, key: str | None) -> None:
@@ -152,7 +157,7 @@ def _stop(
 ) -> None:
     """R34: the clock stops where a player's rules roll falls due; it goes on once answered."""
     draft.due.append(DueRoll(kind, rule_id, key, draft.now, target, then))
-    now_fr, now_en = moment_text(draft.now)
+    now_fr, now_en = moment_words(draft.now)
     draft.say(
         "R34",
         f"l’horloge s’arrête au {now_fr} : jet ({rule_id}) demandé au joueur ou à la joueuse",
@@ -263,6 +268,7 @@ def advance_clock(
         )
     draft = Draft(campaign, rng, ruleset)
     draft.defer = frozenset(defer)
+    (start_fr, _), (target_fr, _) = moment_words(campaign.clock), moment_words(target)
     draft.say(
         "R32",
         f"l’horloge avance du {start_fr} au {target_fr}",

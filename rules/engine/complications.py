@@ -176,8 +176,10 @@ def take_remedy(
     draft.set(key, "illness", Illness(illness.severity, left, illness.name), "R29")
     draft.say(
         "R29",
-        f"maladie : {illness.days_left} → {count_fr(left, 'jour', 'jours')}",
-        f"illness: {illness.days_left} → {count_en(left, 'day', 'days')}",
+        f"maladie : {illness.days_left} → "
+        + (count_fr(left, "jour", "jours") if left else "dernier jour (fin au prochain matin)"),
+        f"illness: {illness.days_left} → "
+        + (count_en(left, "day", "days") if left else "last day (over next morning)"),
         key,
     )
     return draft.outcome()

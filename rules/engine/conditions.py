@@ -23,6 +23,7 @@ from .state import (
     Vital,
 )
 from .text import cause_text, condition_name
+from .words import agree, inclusive
 
 CONDITION_RULE = {
     ConditionKind.EBRANLE: "R20",
@@ -172,7 +173,8 @@ def remove_condition(
     if not drop_conditions(draft, key, kind, cause, "R26", by_gm=True):
         fr, en = condition_name(kind)
         raise ConditionNotPresent(
-            f"{character.label} n’est pas {fr}.", f"{character.label} is not {en}."
+            f"{character.label} n’est pas {agree(inclusive(fr), character.gender)}.",
+            f"{character.label} is not {en}.",
         )
     return draft.outcome()
 

@@ -33,7 +33,7 @@ from .state import (
     ConditionKind,
     Ruleset,
 )
-from .text import VITAL_TEXT, moment_text
+from .text import VITAL_TEXT, moment_words
 
 ACTION = "action"
 REFLEX = "reflex"
@@ -188,8 +188,8 @@ def next_turn(
     _say(draft, "R33", f"Fin de la manche {fight.round}", f"End of round {fight.round}")
     if ruleset.round_seconds > 0:
         start, target = draft.now, draft.now + timedelta(seconds=ruleset.round_seconds)
-        start_fr, start_en = moment_text(start, seconds=True)
-        target_fr, target_en = moment_text(target, seconds=True)
+        start_fr, start_en = moment_words(start, seconds=True)
+        target_fr, target_en = moment_words(target, seconds=True)
         _say(
             draft,
             "R33",

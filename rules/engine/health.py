@@ -49,7 +49,7 @@ _TIMERS = ("coma_due", "next_coma_hour", "stabilised_at", "last_wake_try", "wake
 def _require_amount(amount: int, what_fr: str, what_en: str) -> None:
     if amount < 0:
         raise InvalidAmount(
-            f"{what_fr} ne peut pas être négatif ({amount}).",
+            f"{what_fr} ne peut pas être négatif ({number_fr(amount)}).",
             f"{what_en} cannot be negative ({amount}).",
         )
 

@@ -16,6 +16,7 @@ from .errors import ReplayMismatch
 from .results import Change, CheckResult, Line
 from .state import CampaignState, CharacterState, Ruleset
 from .text import roll_text
+from .words import agree
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +124,11 @@ class Draft:
     def say(self, rule_id: str, fr: str, en: str, key: str | None = None) -> None:
         self.rule(rule_id)
         if key is not None:
-            label = self.char(key).label
-            fr, en = f"{label} — {fr}", f"{label} — {en}"
+            # A sentence about a character agrees with their grammatical gender (« mort·e »
+            # reads « morte » for a character who is « elle »).
+            character = self.char(key)
+            fr = f"{character.label} — {agree(fr, character.gender)}"
+            en = f"{character.label} — {en}"
         self.lines.append(Line(fr, en, rule_id, key, self.now))
 
     def set(self, key: str, field: str, value: Any, rule_id: str, *, by_gm: bool = False) -> None:

@@ -31,7 +31,8 @@ from .state import (
     Severity,
     Vital,
 )
-from .text import count_en, count_fr, hours_text, moment_text
+from .text import count_en, count_fr, hours_text, moment_words, number_fr
+from .words import agree
 
 FULL_NIGHT_GAIN = 4  # R17
 SHORT_NIGHT_GAIN = 2  # R17
@@ -80,7 +81,10 @@ def night_rest(
         require_alive(character)
         if character.vital is not Vital.UP:
             raise NotConscious(
-                f"{character.label} ne peut pas se reposer : il faut être éveillé·e (PV > 0).",
+                agree(
+                    f"{character.label} ne peut pas se reposer : il faut être éveillé·e (PV > 0).",
+                    character.gender,
+                ),
                 f"{character.label} cannot rest: they must be awake (PV > 0).",
             )
     draft = Draft(campaign, rng, ruleset)
@@ -151,7 +155,7 @@ def end_night(draft: Draft, night: dict) -> None:
         draft.say(
             rule,
             f"la nuit rend {night_gain} PV{plus} et {night_gain} Flux : "
-            f"PV {character.pv} → {pv}, Flux {character.flux} → {flux}",
+            f"PV {number_fr(character.pv)} → {number_fr(pv)}, Flux {character.flux} → {flux}",
             f"the night gives {night_gain} PV{plus} and {night_gain} Flux: "
             f"PV {character.pv} → {pv}, Flux {character.flux} → {flux}",
             key,
@@ -286,7 +290,7 @@ def hour_rest(
     # The clock moves here, at the roll, not at the share: the roll is when the group rests,
     # and the share is only how each spends the points, whenever the players settle it.
     end = campaign.clock + HOUR
-    end_fr, end_en = moment_text(end)
+    end_fr, end_en = moment_words(end)
     draft.say(
         "R18",
         f"le groupe se repose une heure, jusqu’au {end_fr}",
@@ -341,13 +345,15 @@ def share_hour_rest(
         new_pv = capped(character.pv, pv, character.pv_max)
         new_flux = capped(character.flux, flux, character.flux_max)
         lost = pv + flux - (new_pv - character.pv) - (new_flux - character.flux)
+        # The points lost beyond the maxima are said only when some were.
+        lost_fr = f" ({count_fr(lost, 'point perdu', 'points perdus')} au-delà du max)"
+        lost_en = f" ({lost} lost beyond the max)"
         draft.say(
             "R18",
-            f"{pv} PV + {flux} Flux : PV {character.pv} → {new_pv}, "
-            f"Flux {character.flux} → {new_flux} "
-            f"({count_fr(lost, 'point perdu', 'points perdus')} au-delà du max)",
+            f"{pv} PV + {flux} Flux : PV {number_fr(character.pv)} → {number_fr(new_pv)}, "
+            f"Flux {character.flux} → {new_flux}{lost_fr if lost else ''}",
             f"{pv} PV + {flux} Flux: PV {character.pv} → {new_pv}, "
-            f"Flux {character.flux} → {new_flux} ({lost} lost beyond the max)",
+            f"Flux {character.flux} → {new_flux}{lost_en if lost else ''}",
             key,
         )
         set_pv(draft, key, new_pv, "R18")

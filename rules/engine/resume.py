@@ -19,7 +19,7 @@ from .fight import new_round
 from .outcome import Draft, Outcome
 from .rest import end_hour_rest, end_night
 from .state import DEFAULT_RULESET, CampaignState, Ruleset, Vital
-from .text import moment_text
+from .text import moment_words
 
 # What an action that moved the clock does at its end, by `then["action"]`.
 ENDINGS: dict[str, Callable[[Draft, dict], None]] = {
@@ -44,7 +44,7 @@ def resume_clock(
     the clock would have played it, then the clock goes on to `to` (and may stop again, with
     the same `then`), then `then`, the end of the action that moved it, if any."""
     character = campaign.character(key)
-    now_fr, now_en = moment_text(campaign.clock)
+    now_fr, now_en = moment_words(campaign.clock)
     if kind not in ASKED_ROLLS or not asked_roll_due(character, kind, campaign.clock, ruleset):
         raise NotDue(
             f"{character.label} n’a plus de jet dû au {now_fr} (R34).",
@@ -61,7 +61,7 @@ def _go_on(draft: Draft, to: datetime, then: dict | None, defer: Iterable[str]) 
     """The clock goes on from where it stopped to `to` (it may stop again), then `then`."""
     draft.defer = frozenset(defer)
     target = max(to, draft.state.clock)
-    target_fr, target_en = moment_text(target)
+    target_fr, target_en = moment_words(target)
     draft.say(
         "R34",
         f"l’horloge reprend jusqu’au {target_fr}",

@@ -138,6 +138,9 @@ class CharacterState:
     flux_max: int
     stats: tuple[tuple[str, int], ...] | Mapping[str, int] = ()
     name: str = ""
+    # The grammatical gender sentences about the character agree with (rules.engine.words):
+    # "il", "elle", or "iel", the inclusive form, when nobody said.
+    gender: str = "iel"
     pa: int = 0
     actions: int = 2  # R4
     reflexes: int = 1  # R4

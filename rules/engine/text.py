@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Protocol
@@ -19,6 +20,7 @@ from .state import (
     Surface,
     Vital,
 )
+from .words import agree
 
 
 class Term(Protocol):
@@ -65,6 +67,26 @@ class CheckFacts(Protocol):
 MINUS = "\u2212"
 
 
+# A rule's id as the texts cite it: "R5", "R17–R19".
+_RULE = r"R\d+(?:[–-]R\d+)?"
+_RULE_IDS = (
+    # "R11 · …" at the head of a line (the log's, an explanation's)
+    (re.compile(rf"(?m)^(?:{_RULE}(?:, {_RULE})*) · "), ""),
+    # " (R5)", " (R25, R33)": a bracket holding only ids
+    (re.compile(rf" ?\((?:{_RULE})(?:, ?{_RULE})*\)"), ""),
+    # "(20 naturel, R5)": an id closing a bracket that says more
+    (re.compile(rf"(?:, ?{_RULE})+(?=\))"), ""),
+)
+
+
+def without_rule_ids(text: str) -> str:
+    """`text` as a player reads it: the rules' ids ("(R5)", "R11 · ") are the GM's
+    references, and the history's details keep them; a player's sentence reads without."""
+    for pattern, by in _RULE_IDS:
+        text = pattern.sub(by, text)
+    return text
+
+
 def number_en(value: float) -> str:
     """ "8", "7.5": no ".0" on a whole number (a night of 8.0 h read like a typo)."""
     return f"{value:.2f}".rstrip("0").rstrip(".")
@@ -101,6 +123,22 @@ def moment_text(moment: datetime, *, seconds: bool = False) -> tuple[str, str]:
     return f"jour {day}, {clock}", f"day {day}, {clock}"
 
 
+def moment_words(moment: datetime, *, seconds: bool = False) -> tuple[str, str]:
+    """("jour 2 à 06:00", "day 2, 06:00"): a game time inside a French sentence, after « du »,
+    « au » or « jusqu’au » (« l’horloge avance du jour 1 à 08:00 au jour 1 à 09:00 »); the
+    English keeps the clock's own form."""
+    clock = moment.strftime("%H:%M:%S" if seconds else "%H:%M")
+    day = game_day(moment)
+    return f"jour {day} à {clock}", f"day {day}, {clock}"
+
+
+def on_moment(moment: datetime) -> tuple[str, str]:
+    """("le jour 2 à 06:00", "on day 2 at 06:00"): when something happens, in a sentence
+    (« coma prévu le jour 1 à 08:10 »)."""
+    day, clock = game_day(moment), moment.strftime("%H:%M")
+    return f"le jour {day} à {clock}", f"on day {day} at {clock}"
+
+
 def count_fr(n: float, one: str, many: str) -> str:
     """ "0 étage", "1 étage", "2 étages": in French, below 2 is singular."""
     return f"{number_fr(n)} {one if abs(n) < 2 else many}"
@@ -120,12 +158,20 @@ SKILL_EN = {
 }
 
 VITAL_TEXT = {
-    Vital.UP: ("debout", "up"),
+    Vital.UP: ("debout", "standing"),
     Vital.BORROWED_TIME: ("en sursis (coma imminent)", "on borrowed time (coma coming)"),
     Vital.COMA: ("dans le coma", "in a coma"),
     Vital.STABILISED: ("stabilisé·e, inconscient·e", "stabilised, unconscious"),
     Vital.DEAD: ("mort·e", "dead"),
 }
+
+
+def vital_text(vital: Vital, gender: str = "iel") -> tuple[str, str]:
+    """A named character's vital state, agreeing with their grammatical gender: « mort »,
+    « morte », « mort·e »."""
+    fr, en = VITAL_TEXT[vital]
+    return agree(fr, gender), en
+
 
 SEVERITY_TEXT = {
     Severity.MILD: ("légèrement malade", "mildly ill"),
@@ -176,12 +222,12 @@ _ENDS = {
     ),
     CAUSE_SLEEP: ("prend fin après une vraie nuit", "ends after a proper night"),
     CAUSE_FIGHT: (
-        "prend fin à la fin du premier round (ou seulement quand le MJ la retire, selon la "
+        "prend fin à la fin de la première manche (ou seulement quand le MJ le retire, selon la "
         "campagne)",
         "ends at the end of the first round (or only when the GM removes it, as the campaign sets)",
     ),
 }
-_ENDS_GM = ("prend fin quand le MJ la retire", "ends when the GM removes it")
+_ENDS_GM = ("prend fin quand le MJ le retire", "ends when the GM removes it")
 
 # R27: the ground under a fall, as the fall form names it.
 SURFACE_TEXT = {
@@ -243,7 +289,7 @@ def check_text(result: CheckFacts) -> tuple[str, str]:
     mods_fr = "".join(f"{signed(m.value)} ({m.label})" for m in result.modifiers)
     mods_en = "".join(f"{signed(m.value)} ({m.en})" for m in result.modifiers)
     compare = "≥" if result.total >= result.difficulty else "<"
-    sum_ = f" = {result.total} {compare} {result.difficulty} → "
+    sum_ = f" = {number_fr(result.total)} {compare} {result.difficulty} → "
     verdict_fr, verdict_en = ("réussite", "success") if result.success else ("échec", "failure")
     if result.extreme is not None:
         verdict_fr += f" ({result.natural} naturel, R5)"
@@ -259,4 +305,4 @@ def roll_text(roll: Roll) -> str:
     """ "1d10+5 → 7 + 5 = 12" (same in both languages)."""
     dice = " + ".join(str(d) for d in roll.dice)
     bonus = signed(roll.expr.bonus) if roll.expr.bonus else ""
-    return f"{roll.expr} → {dice}{bonus} = {roll.total}"
+    return f"{roll.expr} → {dice}{bonus} = {number_fr(roll.total)}"

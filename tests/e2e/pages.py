@@ -41,6 +41,11 @@ window.__htmx_errors = [];
 PASSWORD = "correct horse battery"  # tests' users (tests/conftest.py); the demo's is "demo"
 
 
+def minus(number: int) -> str:
+    """A number as the pages print it: "−4" with the minus sign (−), not a hyphen."""
+    return f"\u2212{-number}" if number < 0 else str(number)
+
+
 def log_in(page, base_url: str, username: str, password: str = PASSWORD) -> None:
     """Log `username` in through the login form; the page ends on the home page."""
     page.goto(f"{base_url}/accounts/login/")
@@ -157,7 +162,7 @@ class Table:
         for character in self.characters:
             row = Character.objects.get(pk=character.pk)
             card = self.card(character)
-            expect(card.locator("[data-testid=pv]")).to_have_text(f"{row.pv} / {row.pv_max}")
+            expect(card.locator("[data-testid=pv]")).to_have_text(f"{minus(row.pv)} / {row.pv_max}")
             expect(card.locator("[data-testid=flux]")).to_have_text(f"{row.flux} / {row.flux_max}")
             assert card.get_attribute("data-version") == str(row.version), where
         if shown is not None:

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from characters.models import Character, Kind
 from journal.models import AuditEntry
-from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, log_in
+from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, log_in, minus
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -101,7 +101,7 @@ class Rows:
             db = Character.objects.get(pk=character.pk)
             row = self.row(character)
             expect(row).to_have_attribute("data-testid", "row")
-            expect(row.locator("[data-testid=pv]")).to_have_text(f"{db.pv}/{db.pv_max}")
+            expect(row.locator("[data-testid=pv]")).to_have_text(f"{minus(db.pv)}/{db.pv_max}")
             expect(row.locator("[data-testid=flux]")).to_have_text(f"{db.flux}/{db.flux_max}")
             assert row.get_attribute("data-version") == str(db.version), where
         if shown is not None:

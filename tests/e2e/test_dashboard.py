@@ -55,7 +55,7 @@ def test_r10_damage_to_zero_shows_the_survie_roll_and_the_new_card_without_reloa
     card = page.locator(f"#character-{pc.pk}")
     expect(card.locator("[data-testid=pv]")).to_have_text("0 / 14")
     expect(card.locator("[data-testid=vital]")).to_have_text(
-        "en sursis (coma imminent) · coma prévu à jour 1, 08:10"
+        "en sursis (coma imminent) · coma prévu le jour 1 à 08:10"
     )
     expect(card.locator(".conditions")).to_contain_text("Exténué")
     expect(page.locator("#roll-log")).to_contain_text("Survie (VAI)")

@@ -12,7 +12,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import LAPTOP, log_in
+from tests.e2e.pages import LAPTOP, log_in, minus
 
 pytestmark = [pytest.mark.e2e]
 
@@ -25,7 +25,7 @@ def _vitals(db_url: str, character_id: int) -> tuple[str, str]:
             "SELECT pv, pv_max, flux, flux_max FROM characters_character WHERE id = %s",
             [character_id],
         ).fetchone()
-    return f"{pv} / {pv_max}", f"{flux} / {flux_max}"
+    return f"{minus(pv)} / {pv_max}", f"{flux} / {flux_max}"
 
 
 def _login(browser, base_url: str, username: str, console_errors):

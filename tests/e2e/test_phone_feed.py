@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from characters.models import Character
 from journal.models import AuditEntry
-from tests.e2e.pages import NO_RELOAD, PHONE, Table, open_gated_sheet, open_quiet_dashboard
+from tests.e2e.pages import NO_RELOAD, PHONE, Table, minus, open_gated_sheet, open_quiet_dashboard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -82,7 +82,7 @@ class Phone:
             expect(self.entries().first).to_contain_text(newest, timeout=LIVE_WAIT)
             row = Character.objects.get(pk=self.pc.pk)
             expect(self.card.locator("[data-testid=pv]")).to_have_text(
-                f"{row.pv} / {row.pv_max}", timeout=LIVE_WAIT
+                f"{minus(row.pv)} / {row.pv_max}", timeout=LIVE_WAIT
             )
             expect(self.card.locator("[data-testid=flux]")).to_have_text(
                 f"{row.flux} / {row.flux_max}"
@@ -152,12 +152,14 @@ def test_the_phone_follows_the_gm_in_its_feed_and_keeps_the_sheet_offline(
     table.quick(pc, "Dégâts", 5)  # Isaure: 2 PA, so 3 PV (R3)
     expect(table.result(pc)).to_contain_text("PV 11 → 8")
     table.check("damage")
-    you.follows(toast="R3 · dégâts : PV 11 → 8", newest="R3 · PV : 11 → 8", shot="feed-toast")
+    # A player's feed and toasts read without the rules' ids (« R3 · »: the GM's).
+    you.follows(toast="dégâts : PV 11 → 8", newest="PV : 11 → 8", shot="feed-toast")
+    expect(you.feed).not_to_contain_text("R3 · ")
 
     table.quick(pc, "−Flux", 2)
     expect(table.result(pc)).to_contain_text("Flux 7 → 5")
     table.check("spend Flux")
-    you.follows(toast="R1 · Flux dépensé : Flux 7 → 5", newest="Flux : 7 → 5")
+    you.follows(toast="Flux dépensé : Flux 7 → 5", newest="Flux : 7 → 5")
     expect(you.entries().nth(1)).to_contain_text("PV : 11 → 8")  # newest first
 
     # A roll the GM keeps to themselves: the phone hears that it was made, sealed, and for
@@ -171,7 +173,7 @@ def test_the_phone_follows_the_gm_in_its_feed_and_keeps_the_sheet_offline(
     panel.get_by_role("button", name="Appliquer").click()
     expect(table.result(pc)).to_contain_text("Discrétion")
     table.check("a GM-only test")
-    sealed = "R5 · jet scellé du MJ (test) : résultat caché jusqu’à sa révélation"
+    sealed = "jet scellé du MJ (test) : résultat caché jusqu’à sa révélation"
     you.follows(toast=sealed, newest=sealed)
     expect(you.feed).not_to_contain_text("Discrétion")
     expect(you.feed).not_to_contain_text("réussite")
@@ -209,7 +211,7 @@ def test_the_phone_follows_the_gm_in_its_feed_and_keeps_the_sheet_offline(
     table.check("heal")
     # The player is typing in the roll form when it arrives: the toast keeps off that field.
     form.locator("input[name=skill]").fill("Escal")
-    you.follows(toast="R1 · soins : PV 8 → 10", newest="PV : 8 → 10", shot="feed-toast-typing")
+    you.follows(toast="soins : PV 8 → 10", newest="PV : 8 → 10", shot="feed-toast-typing")
     expect(form.locator("input[name=skill]")).to_be_focused()
     expect(form.locator("input[name=skill]")).to_have_value("Escal")
     assert sheet.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
@@ -241,7 +243,7 @@ def test_the_phone_follows_the_gm_in_its_feed_and_keeps_the_sheet_offline(
     sheet.wait_for_timeout(1000)
     assert AuditEntry.objects.filter(kind="roll").count() == rolls
     context.set_offline(False)
-    you.follows(toast="R3 · dégâts : PV 10 → 7", newest="PV : 10 → 7")
+    you.follows(toast="dégâts : PV 10 → 7", newest="PV : 10 → 7")
     expect(mark).to_have_text("")
     expect(refusal).to_have_count(0)
     assert AuditEntry.objects.filter(kind="roll").count() == rolls  # nothing was queued

@@ -63,7 +63,8 @@ def test_r9_a_player_rolls_a_test_on_their_phone_and_reads_the_result(
     form.get_by_role("button", name="Lancer les dés").click()
 
     result = page.locator(".msg.roll")
-    expect(result).to_contain_text("R5 · Isaure — Crochetage (ADR) : 14 (d20) + 1 (ADR) = 15")
+    expect(result).to_contain_text("Isaure — Crochetage (ADR) : 14 (d20) + 1 (ADR) = 15")
+    expect(result).not_to_contain_text("R5 · ")  # the GM's reference
     expect(result).to_contain_text("≥ 12 → réussite")
     entry = AuditEntry.objects.filter(kind="roll").latest("id")
     assert entry.typed_in and entry.actor.username == "paul_joueur"

@@ -18,7 +18,16 @@ from playwright.sync_api import expect
 
 from characters.models import Character
 from play.models import Proposal
-from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, Gate, log_in, open_context
+from tests.e2e.pages import (
+    GM_VIEWPORT,
+    HTMX_ERRORS,
+    NO_RELOAD,
+    PHONE,
+    Gate,
+    log_in,
+    minus,
+    open_context,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -116,7 +125,7 @@ class Table:
         assert unexpected == [], where
         assert self.phone.evaluate(NO_HORIZONTAL_SCROLL), where
         row = Character.objects.get(pk=self.pc.pk)
-        expect(self.card.get_by_test_id("pv")).to_have_text(f"{row.pv} / {row.pv_max}")
+        expect(self.card.get_by_test_id("pv")).to_have_text(f"{minus(row.pv)} / {row.pv_max}")
         expect(self.card.get_by_test_id("flux")).to_have_text(f"{row.flux} / {row.flux_max}")
         if self.listing.is_visible():
             # Close to the top of the dashboard, under the clock: no long scroll to reach it.

@@ -24,7 +24,16 @@ from campaign.models import Campaign
 from characters.models import Character
 from journal.models import AuditEntry
 from play.models import RollRequest
-from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, Gate, log_in, open_context
+from tests.e2e.pages import (
+    GM_VIEWPORT,
+    HTMX_ERRORS,
+    NO_RELOAD,
+    PHONE,
+    Gate,
+    log_in,
+    minus,
+    open_context,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -103,7 +112,9 @@ class Table:
         row = Character.objects.get(pk=self.pc.pk)
         cards = {"gm": self.gm_card, "phone": self.phone_card}
         for side in synced:
-            expect(cards[side].locator("[data-testid=pv]")).to_have_text(f"{row.pv} / {row.pv_max}")
+            expect(cards[side].locator("[data-testid=pv]")).to_have_text(
+                f"{minus(row.pv)} / {row.pv_max}"
+            )
 
     def said_once_on_the_phone(self, text):
         """The player's own roll, said under her card and nowhere else on her screen: not in
@@ -157,7 +168,8 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     # The phone shows it by itself: the prompt, its odds, the die to type.
     mine = table.phone_card.get_by_test_id("roll-request")
     table.follow(phone, (mine, "gaelle_mj vous demande un jet"))
-    expect(mine).to_contain_text("Survie (VAI) à 0 PV (R10)")
+    expect(mine).to_contain_text("Survie (VAI) à 0 PV")
+    expect(mine).not_to_contain_text("(R10)")  # the GM's reference, not the player's
     expect(table.phone_card.get_by_test_id("request-odds")).to_have_text("60 %")
     expect(table.phone_card).to_have_attribute("aria-live", "polite")
     box = mine.bounding_box()
@@ -242,7 +254,7 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     expect(card.get_by_test_id("vital")).to_contain_text("dans le coma")
     table.check("the coma", synced=("gm",))
     party.get_by_role("button", name="+1 h").click()
-    expect(card.locator("[data-testid=pv]")).to_have_text("-1 / 14")
+    expect(card.locator("[data-testid=pv]")).to_have_text("−1 / 14")
     table.check("an hour of coma", synced=("gm",))
     party.get_by_role("button", name="+1 h").click()
     expect(card.get_by_test_id("roll-request")).to_contain_text("Survie (VAI) de l’heure")
@@ -311,14 +323,15 @@ def test_r34_r10_the_real_stream_brings_the_prompt_and_the_answer(
     mine_card = phone.locator(f"#character-{mine}")
     prompt = mine_card.get_by_test_id("roll-request")
     expect(prompt).to_contain_text("mj vous demande un jet")
-    expect(prompt).to_contain_text("Survie (VAI) à 0 PV (R10)")
+    expect(prompt).to_contain_text("Survie (VAI) à 0 PV")
     mine_card.get_by_test_id("request-die").fill("0")
     mine_card.get_by_test_id("request-typed").click()
     expect(mine_card.get_by_test_id("request-error")).to_contain_text("n’est pas un résultat")
     mine_card.get_by_test_id("request-die").fill("15")
     mine_card.get_by_test_id("request-typed").click()
     expect(mine_card.get_by_test_id("vital")).to_contain_text("sursis")
-    expect(card.get_by_test_id("request-result")).to_contain_text("lancé par alice (dé saisi)")
+    expect(card.get_by_test_id("request-result")).to_contain_text("lancé par alice — Survie")
+    expect(card.get_by_test_id("request-result")).to_contain_text("[dé saisi]")
     expect(card.get_by_test_id("vital")).to_contain_text("sursis")
     phone.screenshot(path=artifacts / "requests-live-phone.png", full_page=True)
     gm.screenshot(path=artifacts / "requests-live-gm.png")

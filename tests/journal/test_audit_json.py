@@ -59,6 +59,7 @@ VALUES = {
     "illness": [None, engine.Illness(engine.Severity.SEVERE, 3, "Fièvre des marais")],
     "stats": [(("ADR", 2), ("VAI", -1))],
     "name": ["Isaure"],
+    "gender": ["iel", "elle", "il"],
     # The sheet's fields beyond the engine's state (characters.state.SHEET_FIELDS).
     "kind": ["pc", "npc"],
     "owner": [None, 7],

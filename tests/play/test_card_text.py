@@ -27,7 +27,7 @@ def test_a_condition_line_names_the_condition_once(lang, expected):
 
 def test_a_gm_typed_cause_reads_once_too():
     name, rest = condition_line(engine.Condition(engine.ConditionKind.GENE, "filet"), 0)
-    assert (name, rest) == ("Gêné", "(filet) : −1 action ; prend fin quand le MJ la retire.")
+    assert (name, rest) == ("Gêné", "(filet) : −1 action ; prend fin quand le MJ le retire.")
 
 
 @pytest.mark.parametrize("language", ["fr", "en"])

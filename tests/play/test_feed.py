@@ -60,9 +60,7 @@ def test_a_gm_only_change_never_reaches_a_players_feed_and_a_gm_only_roll_comes_
         assert "Survie" not in part and "19 (d20)" not in part and "réussite" not in part
         assert "PV : 9 → 7" not in part  # the GM-only damage (11 → 9 → 7)
     items = {item.entry.pk: item for item in feed(world.player_membership, pc)}
-    assert (
-        items[sealed].toast == "R5 · jet scellé du MJ (test) : résultat caché jusqu’à sa révélation"
-    )
+    assert items[sealed].toast == "jet scellé du MJ (test) : résultat caché jusqu’à sa révélation"
     # The GM's feed holds both, in full, marked.
     gm_feed = gm_client.get(feed_url(campaign, pc)).content.decode()
     assert {*hidden_ids, sealed} <= set(entry_ids(gm_feed))
@@ -114,7 +112,10 @@ def test_r11_a_coma_hour_says_why_the_pv_moved(world):
     run(campaign, gm, "clock", {"minutes": "120"})  # the coma, then an hour of it (R11)
     items = feed(world.player_membership, pc)
     toasts = [item.toast for item in items if item.toast]
-    assert "R11 · heure de coma : PV −2 → −3" in toasts
+    # The player reads why without the rule's id; the GM's sheet names it.
+    assert "heure de coma : PV −2 → −3" in toasts
+    gm_toasts = [item.toast for item in feed(world.gm_membership, pc) if item.toast]
+    assert "R11 · heure de coma : PV −2 → −3" in gm_toasts
     # The rules' own timers are in the feed, not in a toast.
     assert any("prochaine heure de coma" in item.text for item in items)
     assert not any("prochaine heure de coma" in t for t in toasts)
@@ -125,14 +126,17 @@ def test_r3_damage_and_r5_a_test_in_toasts_and_in_english(world, settings):
     run(campaign, gm, "damage", {"amount": "4"}, character=pc)
     run(campaign, gm, "check", CHECK, character=pc, typed=[15])
     items = {item.entry.kind: item for item in feed(world.player_membership, pc)}
-    assert items["change"].toast == "R3 · dégâts : PV 11 → 9"
-    assert items["roll"].toast.startswith("R5 · ")
+    assert items["change"].toast == "dégâts : PV 11 → 9"
+    assert items["roll"].toast.startswith("Survie (VAI)")
+    gm_items = {item.entry.kind: item for item in feed(world.gm_membership, pc)}
+    assert gm_items["change"].toast == "R3 · dégâts : PV 11 → 9"
+    assert gm_items["roll"].toast.startswith("R5 · ")
     assert "Survie (VAI)" in items["roll"].toast
     from django.utils import translation
 
     with translation.override("en"):
         change = next(i for i in feed(world.player_membership, pc) if i.entry.kind == "change")
-        assert change.toast == "R3 · damage: PV 11 → 9"
+        assert change.toast == "damage: PV 11 → 9"
 
 
 def test_a_sheets_feed_holds_its_own_characters_entries_only(world):

@@ -37,7 +37,8 @@ def test_r9_the_owner_types_in_their_die_and_reads_the_explanation(player_client
     assert entry.roll["natural"] == 14 and entry.roll["skill"] == "Crochetage"
     assert entry.visibility == world.campaign.default_roll_visibility
     page = player_client.get(response["Location"]).content.decode()
-    assert re.search(r'class="msg roll info"[^>]*>R5 · Isaure — Crochetage \(ADR\) : 14', page)
+    # A player reads the explanation without the rule's id (« R5 · »: the GM's reference).
+    assert re.search(r'class="msg roll info"[^>]*>Isaure — Crochetage \(ADR\) : 14', page)
 
 
 def test_r9_the_server_rolls_when_the_player_types_nothing(player_client, world):
@@ -129,7 +130,7 @@ def test_the_owners_sheet_shows_everything_the_rules_leave(player_client, world)
     assert "Une toux sanglante" in content
     assert "3 jours restants" in content or "3 days left" in content
     assert "Fièvre des marais" in content
-    assert content.count("prend fin quand le MJ la retire") == 2  # each condition explained
+    assert content.count("prend fin quand le MJ le retire") == 2  # each condition explained
     assert "debout" in content.lower()  # vital state
     assert world.pc.public_notes in content
     assert world.pc.gm_notes not in content

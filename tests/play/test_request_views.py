@@ -62,7 +62,8 @@ def test_r34_r5_the_gm_asks_from_the_card_and_both_see_the_odds(
     assert f'id="request-{request.pk}"' in html and "55 %" in html
     sheet = _sheet(player_client, campaign, pc)
     assert "gaelle_mj vous demande un jet" in sheet
-    assert "Crochetage (ADR) · difficulté 12 · MJ +1 (R5)" in sheet
+    assert "Crochetage (ADR) · difficulté 12 · MJ +1" in sheet
+    assert "(R5)" not in sheet.split('data-testid="feed"')[0]  # the GM's reference
     assert "55 %" in sheet
     assert _answer_url(campaign, request) in sheet
     assert reverse("roll_cancel", args=[campaign.pk, request.pk]) not in sheet  # the GM's
@@ -121,9 +122,9 @@ def test_r34_r10_the_phone_types_a_die_refused_then_accepted(
     assert answered.status_code == 200
     html = answered.content.decode()
     # The roll explained, and the card (out of band) with the borrowed time; no Undo.
-    assert "R10 · Isaure — Survie (VAI)" in html and "14" in html
+    assert "Isaure — Survie (VAI)" in html and "14" in html and "R10 · " not in html
     # Said once, in the explanation: her card does not repeat the request she answered.
-    assert "Jet demandé · Survie (VAI) à 0 PV (R10)\u00a0: lancé par paul_joueur" not in html
+    assert "Jet demandé · Survie (VAI) à 0 PV\u00a0: lancé par paul_joueur" not in html
     assert 'data-testid="request-result"' not in html
     assert 'data-testid="undo"' not in html
     assert Character.objects.get(pk=pc.pk).vital == "borrowed_time"

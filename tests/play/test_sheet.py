@@ -314,6 +314,7 @@ def test_a_new_character_starts_with_its_sheet_in_the_log(gm_client, world):
     assert sheet.after == {
         "name": "Ysolde",
         "kind": "pc",
+        "gender": "iel",
         "owner": world.player.pk,
         "stats": dict.fromkeys(world.campaign.stats, 1),
         "pv_max": 12,

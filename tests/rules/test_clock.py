@@ -28,7 +28,7 @@ def test_r32_the_clock_moves_by_minutes_or_to_a_time():
     assert outcome.state.clock == target
     # Game time as the dashboard writes it: days counted from 2000-01-01, day 1 (R32).
     assert (
-        outcome.explanation_fr == "R32 · l’horloge avance du jour 8888, 20:00 au jour 8890, 09:30"
+        outcome.explanation_fr == "R32 · l’horloge avance du jour 8888 à 20:00 au jour 8890 à 09:30"
     )
     assert outcome.explanation_en == "R32 · the clock moves from day 8888, 20:00 to day 8890, 09:30"
 

@@ -114,7 +114,7 @@ def test_r33_a_fight_that_breaks_the_rules_is_refused(changes):
 def test_r25_surpris_from_a_fights_start_says_how_it_ends():
     fr, en = describe_condition(Condition(ConditionKind.SURPRIS, CAUSE_FIGHT))
     assert fr.startswith("Surpris (début du combat) : aucun réflexe ; une seule action ; ")
-    assert "fin du premier round" in fr
+    assert "fin de la première manche" in fr
     assert en.startswith("Surprised (start of the fight): ") and "first round" in en
 
 
@@ -355,7 +355,8 @@ def test_r33_a_round_takes_the_campaigns_round_length_on_the_clock():
     assert outcome.state.clock == EVENING + timedelta(seconds=6)
     assert outcome.explanation_lines("fr")[:2] == (
         "R33 · Fin de la manche 1",
-        "R33 · La manche dure 6 s : l’horloge avance du jour 8888, 20:00:00 au jour 8888, 20:00:06",
+        "R33 · La manche dure 6 s : l’horloge avance du jour 8888 à 20:00:00 "
+        "au jour 8888 à 20:00:06",
     )
     assert outcome.explanation_lines("en")[1] == (
         "R33 · The round lasts 6 s: the clock moves from day 8888, 20:00:00 to day 8888, 20:00:06"

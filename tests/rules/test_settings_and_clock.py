@@ -199,7 +199,7 @@ def test_r18_an_hour_rest_moves_the_clock_one_hour_with_what_falls_due_in_it():
     assert outcome.explanation_en.startswith(
         "R18 · the group rests for an hour, until day 8888, 21:00"
     )
-    assert "le groupe se repose une heure, jusqu’au jour 8888, 21:00" in outcome.explanation_fr
+    assert "le groupe se repose une heure, jusqu’au jour 8888 à 21:00" in outcome.explanation_fr
 
 
 def test_r18_a_coma_hour_inside_the_rest_is_lost_before_the_share():

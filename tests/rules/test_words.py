@@ -1,0 +1,107 @@
+"""French agreement with a character's grammatical gender (rules/engine/words.py): « mort »,
+« morte », « mort·e »; the engine's sentences about a named character agree (R10–R16, R26)."""
+
+from datetime import timedelta
+
+import pytest
+
+from rules.engine import (
+    Condition,
+    ConditionKind,
+    RuleError,
+    ScriptedDice,
+    Vital,
+    attempt_stabilise,
+    remove_condition,
+    take_damage,
+)
+from rules.engine.text import vital_text
+from rules.engine.words import ELLE, IEL, IL, agree, inclusive
+from tests.rules.util import campaign, hero
+
+
+@pytest.mark.parametrize(
+    ("gender", "said"),
+    [
+        (IL, "mort ; stabilisé, inconscient"),
+        (ELLE, "morte ; stabilisée, inconsciente"),
+        (IEL, "mort·e ; stabilisé·e, inconscient·e"),
+        ("", "mort·e ; stabilisé·e, inconscient·e"),  # nobody said: the inclusive form
+    ],
+)
+def test_agree_picks_the_form_of_each_marked_word(gender, said):
+    assert agree("mort·e ; stabilisé·e, inconscient·e", gender) == said
+
+
+def test_agree_leaves_words_without_the_final_mark():
+    # « joueur·euse » is not a final « ·e »: only words ending in the mark change.
+    assert agree("un·e joueur·euse malade", ELLE) == "une joueur·euse malade"
+    assert agree("malade", IL) == "malade"
+
+
+def test_a_condition_name_takes_the_mark_to_agree():
+    assert [agree(inclusive(word), ELLE) for word in ("Gêné", "Surpris", "Exténué")] == [
+        "Gênée",
+        "Surprise",
+        "Exténuée",
+    ]
+    assert agree(inclusive("Gêné"), IL) == "Gêné"
+    assert agree(inclusive("Gêné"), IEL) == "Gêné·e"
+
+
+@pytest.mark.parametrize(
+    ("gender", "dead", "stabilised"),
+    [
+        (IL, "mort", "stabilisé, inconscient"),
+        (ELLE, "morte", "stabilisée, inconsciente"),
+        (IEL, "mort·e", "stabilisé·e, inconscient·e"),
+    ],
+)
+def test_r16_r12_a_named_characters_vital_state_agrees(gender, dead, stabilised):
+    assert vital_text(Vital.DEAD, gender)[0] == dead
+    assert vital_text(Vital.STABILISED, gender)[0] == stabilised
+    assert vital_text(Vital.DEAD, gender)[1] == "dead"
+
+
+@pytest.mark.parametrize(
+    ("gender", "said"),
+    [
+        (IL, "blessé de nouveau : n’est plus stabilisé"),
+        (ELLE, "blessée de nouveau : n’est plus stabilisée"),
+        (IEL, "blessé·e de nouveau : n’est plus stabilisé·e"),
+    ],
+)
+def test_r12_a_sentence_about_a_named_character_agrees(gender, said):
+    # R12: a stabilised character hurt again is no longer stabilised; the engine's sentence
+    # about Aldo (Draft.say with his key) agrees with his gender.
+    state = campaign(hero(pv=-2, vital=Vital.STABILISED, gender=gender))
+    outcome = take_damage(state, "a", 1, rng=ScriptedDice([]))
+    assert f"Aldo — {said}" in outcome.explanation_fr, outcome.explanation_fr
+
+
+@pytest.mark.parametrize(
+    ("gender", "said"),
+    [(IL, "déjà stabilisé."), (ELLE, "déjà stabilisée."), (IEL, "déjà stabilisé·e.")],
+)
+def test_r12_a_refusal_about_a_named_character_agrees(gender, said):
+    state = campaign(hero(pv=-2, vital=Vital.STABILISED, gender=gender))
+    with pytest.raises(RuleError) as refused:
+        attempt_stabilise(state, "a", rng=ScriptedDice([15]), healer_esp=2)
+    assert refused.value.message_fr.endswith(said), refused.value.message_fr
+
+
+@pytest.mark.parametrize(("gender", "word"), [(IL, "Gêné"), (ELLE, "Gênée"), (IEL, "Gêné·e")])
+def test_r26_removing_a_condition_the_character_lacks_agrees(gender, word):
+    with pytest.raises(RuleError) as refused:
+        shaken = (Condition(ConditionKind.EBRANLE),)
+        remove_condition(campaign(hero(gender=gender, conditions=shaken)), "a", ConditionKind.GENE)
+    assert refused.value.message_fr == f"Aldo n’est pas {word}."
+
+
+def test_r10_the_clock_says_when_the_coma_is_due_in_a_sentence():
+    from rules.engine.text import moment_words, on_moment
+    from tests.rules.util import EVENING
+
+    later = EVENING + timedelta(minutes=10)
+    assert on_moment(later) == ("le jour 8888 à 20:10", "on day 8888 at 20:10")
+    assert moment_words(later)[0] == "jour 8888 à 20:10"
