@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('characters', '0001_initial'),
+        ('characters', '0002_character_in_play'),
     ]
 
     operations = [
