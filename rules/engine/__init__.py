@@ -67,6 +67,11 @@ The sheet set by hand (R1, R10, R15, R26)
     field, target): R1, a value above its lowered maximum; by_hand(campaign, changes, lines):
     the GM's own changes replayed; Steps(campaign): outcomes in a row (then, by_hand, keep)
     joined by .outcome()
+Forecasts (R32 before the clock moves: what it would roll, exact odds, nothing sampled)
+    forecast_clock(campaign, *, minutes | to_morning), forecast_night(campaign, *, hours, keys,
+    poor_quality, clinic_keys), forecast_hour_rest(campaign, *, gm_override) -> tuple of
+    Forecast(key, label, tests=((rule id, at most), …), death, wake, exhausted: Fraction;
+    .fr / .en); forecast(campaign, operation) for any operation; percent_text(Fraction)
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
@@ -135,6 +140,14 @@ from .fight import (
     start_fight,
 )
 from .fight_state import Fight
+from .forecast import (
+    Forecast,
+    forecast,
+    forecast_clock,
+    forecast_hour_rest,
+    forecast_night,
+    percent_text,
+)
 from .health import (
     attempt_stabilise,
     attempt_wake,
@@ -216,6 +229,7 @@ __all__ = [
     "Effective",
     "Fight",
     "FightAlreadyRunning",
+    "Forecast",
     "HourRestLimitReached",
     "HourRestPending",
     "Illness",
@@ -280,6 +294,10 @@ __all__ = [
     "fall_height",
     "fall_ill",
     "first_test_odds",
+    "forecast",
+    "forecast_clock",
+    "forecast_hour_rest",
+    "forecast_night",
     "gm_end_coma",
     "gm_revive",
     "heal",
@@ -292,6 +310,7 @@ __all__ = [
     "night_rest",
     "parse_dice",
     "partial_night",
+    "percent_text",
     "plan_check",
     "remove_condition",
     "replay",

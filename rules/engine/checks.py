@@ -137,6 +137,11 @@ class OddsProbe:
         # Other dice before any test: the odds of what follows would depend on them.
         raise _DiceBeforeTest
 
+    def weigh(self, plan: CheckPlan) -> None:
+        """A test is about to be rolled: stop here with its plan (a forecast's probe may
+        let it be rolled instead, with a face it chose: rules/engine/forecast.py)."""
+        raise _Planned(plan)
+
 
 class _DiceBeforeTest(Exception):
     pass
@@ -166,7 +171,7 @@ def first_test_odds(run: Callable[[OddsProbe], object]) -> Odds | None:
 def roll_planned(draft: Draft, plan: CheckPlan) -> CheckResult:
     """Roll a planned D20 test, record it and explain it."""
     if isinstance(draft.rng, OddsProbe):
-        raise _Planned(plan)
+        draft.rng.weigh(plan)
     # A check's die is reported inside its CheckResult, not a second time among the rolls.
     die = draft.roll(D20, key=plan.key, rule_id=plan.rule_id, purpose="check", record=False)
     die_value, total, success, extreme = plan.verdict(die.total)
