@@ -23,6 +23,7 @@ from journal.visibility import visible_entries
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
 from play.selectors import proposals_waiting
+from play.services import FORECASTS
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
 PARTY_BAR, LOG, FIGHT_PART = "party-bar", "roll-log", "fight"
@@ -109,6 +110,7 @@ class ActionPanel:
     slot: Slot
     in_panel: bool
     probability_url: str | None = None  # a test: its odds, updated as the form is typed in
+    forecast_url: str | None = None  # the clock moving: what it would roll, and the risks
     odds: OddsText | None = None
     shares: list | None = None  # the hour rest's shares: (character, PV field, Flux field)
     focus_form: bool = False  # no field to focus (refused as a whole, or none to fill in)
@@ -125,6 +127,9 @@ def action_panel(action, form, campaign, character, *, in_panel: bool) -> Action
             "action_probability", args=[campaign.pk, character.pk, action.name]
         )
         odds = ODDS[action.name]
+    forecast_url = None
+    if character is None and action.name in FORECASTS:
+        forecast_url = reverse("party_forecast", args=[campaign.pk, action.name])
     # A form sent back with errors takes the focus where the first one is: htmx focuses an
     # autofocus element it swaps in, and the browser scrolls it into view if it is not.
     # A form just opened, the same, on its first field to fill in (who sees the roll has a
@@ -147,6 +152,7 @@ def action_panel(action, form, campaign, character, *, in_panel: bool) -> Action
         slot=slot_for(character),
         in_panel=in_panel,
         probability_url=probability_url,
+        forecast_url=forecast_url,
         odds=odds,
         shares=form.rows() if isinstance(form, ShareHourRestForm) else None,
         focus_form=focus_form,

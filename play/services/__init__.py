@@ -47,7 +47,9 @@ from play.services.fight import (
 )
 from play.services.illness import character_fall_ill
 from play.services.party import (
+    FORECASTS,
     clock_advance,
+    clock_forecast,
     hour_rest_share,
     party_hour_rest,
     party_night_rest,
@@ -80,6 +82,7 @@ from play.services.undo import NothingToUndo, NotUndoable, UndoConflict, UndoPro
 
 __all__ = [
     "CAMPAIGN_SERVICES",
+    "FORECASTS",
     "REQUEST_FIELD",
     "REQUEST_LABELS",
     "REQUEST_ROLLS",
@@ -112,6 +115,7 @@ __all__ = [
     "character_update",
     "character_wake",
     "clock_advance",
+    "clock_forecast",
     "coma_end",
     "condition_add",
     "condition_add_roll",
