@@ -12,6 +12,9 @@ State and settings
     Sequel, Illness, Severity, Surface, Soften, SEQUEL_TABLE, CAUSE_* constants
 Dice
     parse_dice(text) -> DiceExpr; roll(expr, rng) -> Roll; ScriptedDice(values, typed_in=True)
+    Free rolls (R9): parse_free_roll(text, stats) -> FreeExpr (« 2d6+3 », « 1d20+ADR »; a
+    clear InvalidDiceExpression otherwise); roll_free(expr, rng, *, character, ruleset) ->
+    FreeRoll(expr, values, total, typed_in; .dice, .text)
 Tests (R5–R9)
     check(campaign, key, stat, *, rng, skill, difficulty, modifiers, ruleset) -> Outcome
     success_probability(character, stat, *, skill, difficulty, modifiers, ruleset) -> Fraction
@@ -94,6 +97,7 @@ from .clock import advance_clock, advance_to_morning, next_morning
 from .complications import fall, fall_height, fall_ill, take_remedy
 from .conditions import Effective, add_condition, attempt_free, effective, remove_condition
 from .dice import DiceExpr, DiceSource, Roll, ScriptedDice, parse_dice, roll
+from .dice_expr import FreeExpr, FreeRoll, parse_free_roll, roll_free
 from .errors import (
     CannotSoften,
     CharacterDead,
@@ -230,6 +234,8 @@ __all__ = [
     "Fight",
     "FightAlreadyRunning",
     "Forecast",
+    "FreeExpr",
+    "FreeRoll",
     "HourRestLimitReached",
     "HourRestPending",
     "Illness",
@@ -309,6 +315,7 @@ __all__ = [
     "next_turn",
     "night_rest",
     "parse_dice",
+    "parse_free_roll",
     "partial_night",
     "percent_text",
     "plan_check",
@@ -317,6 +324,7 @@ __all__ = [
     "restore_flux",
     "resume_clock",
     "roll",
+    "roll_free",
     "roll_odds",
     "rules_roll_due",
     "set_order",
