@@ -58,6 +58,11 @@ urlpatterns = [
         name="character_roll",
     ),
     path(
+        "c/<int:campaign_id>/characters/<int:character_id>/free-roll/",
+        player.character_free_roll,
+        name="character_free_roll",
+    ),
+    path(
         "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/",
         views.character_action,
         name="character_action",

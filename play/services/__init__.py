@@ -45,6 +45,7 @@ from play.services.fight import (
     fight_spend,
     fight_start,
 )
+from play.services.free_roll import free_roll
 from play.services.illness import character_fall_ill
 from play.services.party import (
     FORECASTS,
@@ -131,6 +132,7 @@ __all__ = [
     "flux_restore",
     "flux_spend",
     "flux_spend_roll",
+    "free_roll",
     "gm_modifiers",
     "hour_rest_share",
     "locked_rows",
