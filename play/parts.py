@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy
 from campaign.models import Visibility
 from journal import sealing
 from journal.models import EntryKind
-from journal.texts import explanation
+from journal.texts import explanation, undo_question
 from journal.visibility import visible_entries
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
@@ -168,6 +168,8 @@ class ActionResult:
     undo_url: str | None = None
     # The sealed rolls it made (GM only: journal/sealing.py), (entry id, reveal URL) each.
     sealed: tuple[tuple[int, str], ...] = ()
+    # The question its Undo asks first when it undoes much at once (static/confirm.js).
+    undo_confirm: str | None = None
 
 
 def action_result(campaign, entries, lines, slot: Slot) -> ActionResult:
@@ -183,7 +185,7 @@ def action_result(campaign, entries, lines, slot: Slot) -> ActionResult:
         for e in entries
         if sealing.is_sealed_roll(e)
     )
-    return ActionResult(tuple(lines), slot, undo_url, sealed)
+    return ActionResult(tuple(lines), slot, undo_url, sealed, undo_question(len(changes)))
 
 
 def seen_explanation(membership, result) -> tuple[str, ...]:
