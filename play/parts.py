@@ -18,12 +18,13 @@ from django.utils.translation import gettext_lazy
 from campaign.models import Visibility
 from journal import sealing
 from journal.models import EntryKind
-from journal.texts import explanation, undo_question
+from journal.texts import current_language, explanation, undo_question
 from journal.visibility import visible_entries
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
 from play.selectors import proposals_waiting
 from play.services import FORECASTS
+from play.services import clock_forecast as forecast_of
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
 PARTY_BAR, LOG, FIGHT_PART = "party-bar", "roll-log", "fight"
@@ -270,3 +271,23 @@ def proposals_list(campaign, *, error_for=None, error=None, oob=False) -> dict:
         "error_above": error if error and not listed else None,
         "oob": oob,
     }
+
+
+# The party bar's quick clock buttons, by the value they send, as `clock_forecast` takes them.
+QUICK_CLOCK = {"10": {"minutes": 10}, "60": {"minutes": 60}, "morning": {"to_morning": True}}
+
+
+def clock_questions(campaign) -> dict[str, str]:
+    """What each quick clock button asks before it moves the clock, when someone may die on
+    the way (R11, the engine's exact odds): the forecast's lines, and whether to go on. The
+    buttons with no risk on their way ask nothing."""
+    lang = current_language()
+    questions = {}
+    for name, arguments in QUICK_CLOCK.items():
+        forecasts = forecast_of(campaign=campaign, action="clock", **arguments)
+        risks = [getattr(f, lang) for f in forecasts if f.death]
+        if risks:
+            questions[name] = _("%(risks)s\nMove the clock all the same?") % {
+                "risks": "\n".join(risks)
+            }
+    return questions

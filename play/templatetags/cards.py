@@ -12,12 +12,19 @@ from django.utils.translation import gettext as _
 from characters.models import Character
 from journal.texts import game_time as game_time_text
 from journal.texts import in_language
+from play import parts
 from play.actions import PARTY_ACTIONS
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input
 from play.selectors import fight_candidates, fight_view
 from rules import engine
 
 register = template.Library()
+
+
+@register.simple_tag
+def clock_questions(campaign):
+    """The quick clock buttons' questions when someone may die on the way (play/parts.py)."""
+    return parts.clock_questions(campaign)
 
 
 @register.simple_tag

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from characters.models import Character, Kind
 from journal.models import AuditEntry
 from play import services
+from rules.engine import percent_text
 from tests.e2e.pages import NO_RELOAD, PHONE, Table, open_context
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -58,20 +59,34 @@ def test_r11_r32_the_clock_form_shows_the_engines_exact_death_risk(
         (weighed,) = services.clock_forecast(campaign=campaign, action="clock", minutes=minutes)
         line = _forecast(panel).locator("[data-testid=forecast-line]")
         expect(line).to_have_text(weighed.fr)
-        from rules.engine import percent_text
-
         expect(line).to_have_attribute("data-death", percent_text(weighed.death))
     expect(_forecast(panel)).to_contain_text(
         "Isaure (coma, VAI 1) : 5 tests de Survie, risque de mort 92 %"
     )
     table.check("the clock's forecast", shown=_forecast(panel))
     page.screenshot(path=artifacts / f"forecast-{mode}-clock.png", caret="initial")
-    # The GM changes their mind: an hour only, then applies it.
+    # The GM changes their mind: an hour only, then applies it (the table's die: 15, passed).
     panel.locator("input[name=minutes]").fill("60")
     expect(_forecast(panel)).to_contain_text("1 test de Survie, risque de mort 40 %")
+    panel.locator("input[name=dice]").fill("15")
     panel.get_by_role("button", name="Appliquer").click()
     expect(table.result()).to_contain_text("une heure de coma")
     table.check("the clock moved")
+
+    # The quick « +1 h » asks first, with the same risk; Escape leaves the clock as it is.
+    clock = page.locator("[data-testid=clock]")
+    before = clock.inner_text()
+    page.locator("#party-bar").get_by_role("button", name="+1 h").click()
+    dialog = page.locator("[data-testid=confirm-dialog]")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Isaure (coma, VAI 1) : 1 test de Survie, risque de mort 40 %")
+    expect(dialog).to_contain_text("Avancer l’horloge quand même ?")
+    page.screenshot(path=artifacts / f"forecast-{mode}-quick-hour.png", caret="initial")
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    page.wait_for_timeout(300)
+    expect(clock).to_have_text(before)
+    table.check("the quick hour, cancelled")
 
     panel = _open_party(table, "Nuit de repos")
     expect(_forecast(panel)).to_contain_text("Isaure (coma, VAI 1) : 8 tests de Survie")
@@ -138,8 +153,8 @@ def test_a_big_undo_asks_once_enter_confirms_escape_cancels_a_small_one_never_as
     undo = result.get_by_role("button", name="Défaire")
     undo.click()
     expect(dialog).to_be_visible()
-    expect(dialog).to_contain_text("Annuler toute l’action : ")
-    expect(dialog).to_contain_text("changements d’un coup ?")
+    expect(dialog).to_contain_text("Défaire toute l’action : ")
+    expect(dialog).to_contain_text("modifications d’un coup ?")
     page.screenshot(path=artifacts / f"confirm-{mode}-big-undo.png", caret="initial")
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()

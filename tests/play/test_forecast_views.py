@@ -98,3 +98,18 @@ def test_the_clock_night_and_rest_forms_ask_for_their_forecast(gm_client, world)
         assert f'hx-get="{_url(world.campaign, action)}"' in form.content.decode()
     scene = gm_client.get(reverse("party_action", args=[world.campaign.pk, "end_scene"]))
     assert 'data-testid="forecast"' not in scene.content.decode()
+
+
+def test_r11_the_quick_clock_buttons_ask_first_only_when_someone_may_die(gm_client, world):
+    dashboard = reverse("campaign", args=[world.campaign.pk])
+    calm = gm_client.get(dashboard).content.decode()
+    assert "data-confirm=" not in calm.split('id="party-bar"')[1].split("</section>")[0]
+    _in_coma(world.pc, world.campaign)
+    bar = gm_client.get(dashboard).content.decode().split('id="party-bar"')[1]
+    bar = bar.split("</section>")[0]
+    # +10 min reaches no coma hour (the first is at half past): it asks nothing.
+    assert bar.count("data-confirm=") == 2
+    assert (
+        'value="60" class="secondary" data-confirm="Isaure (coma, VAI 1) : 1 test de Survie, '
+        "risque de mort 40 %\nAvancer l’horloge quand même ?"
+    ) in bar
