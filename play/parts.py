@@ -23,8 +23,7 @@ from journal.visibility import visible_entries
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
 from play.selectors import proposals_waiting
-from play.services import FORECASTS
-from play.services import clock_forecast as forecast_of
+from play.services import FORECASTS, clock_risks
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
 PARTY_BAR, LOG, FIGHT_PART = "party-bar", "roll-log", "fight"
@@ -284,7 +283,7 @@ def clock_questions(campaign) -> dict[str, str]:
     lang = current_language()
     questions = {}
     for name, arguments in QUICK_CLOCK.items():
-        forecasts = forecast_of(campaign=campaign, action="clock", **arguments)
+        forecasts = clock_risks(campaign=campaign, **arguments)
         risks = [getattr(f, lang) for f in forecasts if f.death]
         if risks:
             questions[name] = _("%(risks)s\nMove the clock all the same?") % {

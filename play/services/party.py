@@ -142,8 +142,10 @@ def hour_rest_share(
 # Before the clock moves: what it would roll (R32 with R11, R13, R31), exact odds
 
 
-def _forecast_clock(state, ruleset, *, minutes=None, to_morning=False):
-    return engine.forecast_clock(state, minutes=minutes, to_morning=to_morning, ruleset=ruleset)
+def _forecast_clock(state, ruleset, *, minutes=None, to_morning=False, keys=None):
+    return engine.forecast_clock(
+        state, minutes=minutes, to_morning=to_morning, ruleset=ruleset, keys=keys
+    )
 
 
 def _forecast_night(state, ruleset, *, hours, poor_quality=False, sleeper_ids=(), clinic_ids=()):
@@ -167,6 +169,17 @@ FORECASTS = {
     "night": _forecast_night,
     "hour_rest": _forecast_hour_rest,
 }
+
+
+def clock_risks(*, campaign: Campaign, **arguments) -> tuple[engine.Forecast, ...]:
+    """`clock_forecast` of the clock alone, for the characters who may die on the way (R11):
+    the party bar's quick buttons, drawn often, weigh no one else."""
+    rows = locked_rows(campaign, lock=False)
+    state = rows_state.campaign_state(campaign, rows.values())
+    keys = [c.key for c in state.characters if engine.may_die_on_the_clock(c)]
+    if not keys:
+        return ()
+    return _forecast_clock(state, rows_state.ruleset_for(campaign), keys=keys, **arguments)
 
 
 def clock_forecast(*, campaign: Campaign, action: str, **arguments) -> tuple[engine.Forecast, ...]:

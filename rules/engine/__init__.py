@@ -150,6 +150,7 @@ from .forecast import (
     forecast_clock,
     forecast_hour_rest,
     forecast_night,
+    may_die_on_the_clock,
     percent_text,
 )
 from .health import (
@@ -310,6 +311,7 @@ __all__ = [
     "hour_rest",
     "lapse_roll",
     "left_this_round",
+    "may_die_on_the_clock",
     "moves_clock",
     "next_morning",
     "next_turn",

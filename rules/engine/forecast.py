@@ -227,14 +227,26 @@ def _weigh(alone: CampaignState, key: str, operation: Operation, ruleset: Rulese
     )
 
 
+def may_die_on_the_clock(character: CharacterState) -> bool:
+    """R10/R11: the clock rolls for a life only in a coma (or on borrowed time, which ends in
+    one); a stabilised character only tries to wake (R13), the others roll nothing."""
+    return character.vital in (Vital.COMA, Vital.BORROWED_TIME)
+
+
 def forecast(
-    campaign: CampaignState, operation: Operation, *, ruleset: Ruleset = DEFAULT_RULESET
+    campaign: CampaignState,
+    operation: Operation,
+    *,
+    ruleset: Ruleset = DEFAULT_RULESET,
+    keys: Iterable[str] | None = None,
 ) -> tuple[Forecast, ...]:
-    """Each living character for whom `operation` would roll a test, with what it rolls and
-    how likely the worst is, exactly. A `RuleError` the operation raises goes up as it is."""
+    """Each living character (of `keys`, or all) for whom `operation` would roll a test, with
+    what it rolls and how likely the worst is, exactly. A `RuleError` the operation raises
+    goes up as it is."""
+    wanted = None if keys is None else set(keys)
     forecasts = []
     for character in campaign.characters:
-        if character.vital is Vital.DEAD:
+        if character.vital is Vital.DEAD or (wanted is not None and character.key not in wanted):
             continue
         alone = replace(campaign, characters=(character,))
         weighed = _weigh(alone, character.key, operation, ruleset)
@@ -249,8 +261,9 @@ def forecast_clock(
     minutes: float | None = None,
     to_morning: bool = False,
     ruleset: Ruleset = DEFAULT_RULESET,
+    keys: Iterable[str] | None = None,
 ) -> tuple[Forecast, ...]:
-    """`forecast` of `advance_clock` by `minutes`, or to the next morning."""
+    """`forecast` of `advance_clock` by `minutes`, or to the next morning (for `keys`)."""
     to: datetime | None = next_morning(campaign.clock, ruleset) if to_morning else None
     return forecast(
         campaign,
@@ -263,6 +276,7 @@ def forecast_clock(
             defer=defer,
         ),
         ruleset=ruleset,
+        keys=keys,
     )
 
 

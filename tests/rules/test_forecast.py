@@ -240,3 +240,23 @@ def test_r13_forecast_text_names_the_waking_chance():
     )
     (weighed,) = forecast_clock(state, minutes=60)
     assert weighed.fr == "Sacha (stabilisé·e, VAI 2) : 1 essai de réveil, chance de réveil 65 %"
+
+
+def test_r10_r11_r13_only_a_coma_or_borrowed_time_may_die_on_the_clock():
+    """The party bar weighs only those `may_die_on_the_clock` names: every other state's
+    death risk over five hours is 0, and the filter by keys leaves the others out."""
+    from rules.engine import may_die_on_the_clock
+
+    borrowed = hero("b", vital=Vital.BORROWED_TIME, pv=-3, coma_due=HALF_PAST)
+    state = campaign(
+        coma("c"),
+        borrowed,
+        hero("s", vital=Vital.STABILISED, pv=-1, stabilised_at=EVENING),
+        hero("a"),
+    )
+    assert [c.key for c in state.characters if may_die_on_the_clock(c)] == ["c", "b"]
+    for weighed in forecast_clock(state, minutes=300):
+        assert (weighed.death > 0) == (weighed.key in ("c", "b"))
+    only = forecast_clock(state, minutes=120, keys=["b"])
+    # Borrowed time runs out at 20:30 (R10), the first coma hour comes at 21:30 (R11).
+    assert [(f.key, f.tests) for f in only] == [("b", (("R11", 1),))]
