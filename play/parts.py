@@ -272,16 +272,27 @@ def proposals_list(campaign, *, error_for=None, error=None, oob=False) -> dict:
     }
 
 
+# The vital states the clock may kill in (R10, R11: `engine.may_die_on_the_clock`).
+AT_RISK = ("coma", "borrowed_time")
+
 # The party bar's quick clock buttons, by the value they send, as `clock_forecast` takes them.
 QUICK_CLOCK = {"10": {"minutes": 10}, "60": {"minutes": 60}, "morning": {"to_morning": True}}
 
 
-def clock_questions(campaign) -> dict[str, str]:
+def clock_questions(campaign, characters) -> dict[str, str]:
     """What each quick clock button asks before it moves the clock, when someone may die on
     the way (R11, the engine's exact odds): the forecast's lines, and whether to go on. The
-    buttons with no risk on their way ask nothing."""
+    buttons with no risk on their way ask nothing. `characters`: the rows the page shows
+    (None: a part drawn alone, which asks the database); with nobody in a coma or on
+    borrowed time among them, nothing more is read."""
     lang = current_language()
-    questions = {}
+    questions: dict[str, str] = {}
+    if characters is None:
+        at_risk = campaign.characters.filter(vital__in=AT_RISK).exists()
+    else:
+        at_risk = any(c.vital in AT_RISK for c in characters)
+    if not at_risk:
+        return questions
     for name, arguments in QUICK_CLOCK.items():
         forecasts = clock_risks(campaign=campaign, **arguments)
         risks = [getattr(f, lang) for f in forecasts if f.death]

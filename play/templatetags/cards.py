@@ -22,9 +22,10 @@ register = template.Library()
 
 
 @register.simple_tag
-def clock_questions(campaign):
-    """The quick clock buttons' questions when someone may die on the way (play/parts.py)."""
-    return parts.clock_questions(campaign)
+def clock_questions(campaign, characters=None):
+    """The quick clock buttons' questions when someone may die on the way (play/parts.py);
+    `characters`: the dashboard's rows, absent from a part drawn alone."""
+    return parts.clock_questions(campaign, characters or None)
 
 
 @register.simple_tag

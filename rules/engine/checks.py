@@ -140,14 +140,17 @@ class OddsProbe:
     def weigh(self, plan: CheckPlan) -> None:
         """A test is about to be rolled: stop here with its plan (a forecast's probe may
         let it be rolled instead, with a face it chose: rules/engine/forecast.py)."""
-        raise _Planned(plan)
+        raise PlannedTest(plan)
 
 
 class _DiceBeforeTest(Exception):
     pass
 
 
-class _Planned(Exception):
+class PlannedTest(Exception):
+    """Raised by a probe at the test it weighs, with that test's plan (`first_test_odds`,
+    rules/engine/forecast.py)."""
+
     def __init__(self, plan: CheckPlan) -> None:
         super().__init__(plan.rule_id)
         self.plan = plan
@@ -161,7 +164,7 @@ def first_test_odds(run: Callable[[OddsProbe], object]) -> Odds | None:
     """
     try:
         run(OddsProbe())
-    except _Planned as planned:
+    except PlannedTest as planned:
         return Odds(planned.plan, roll_odds(planned.plan))
     except _DiceBeforeTest:
         return None

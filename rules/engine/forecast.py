@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from fractions import Fraction
 
-from .checks import OddsProbe, _Planned
+from .checks import OddsProbe, PlannedTest
 from .clock import advance_clock, next_morning
 from .outcome import Outcome
 from .rest import hour_rest, night_rest, sleep_test
@@ -66,7 +66,7 @@ class _NeedDie(Exception):
 
 class _Path(OddsProbe):
     """Plays one branch: the faces chosen so far, in order; the first test or die past them
-    stops the run with what it needs (`_Planned`, `_NeedDie`)."""
+    stops the run with what it needs (`PlannedTest`, `_NeedDie`)."""
 
     def __init__(self, faces: tuple[int, ...]) -> None:
         self._faces = faces
@@ -74,7 +74,7 @@ class _Path(OddsProbe):
 
     def weigh(self, plan: CheckPlan) -> None:
         if self._next == len(self._faces):
-            raise _Planned(plan)
+            raise PlannedTest(plan)
 
     def draw(self, sides: int) -> int:
         if self._next == len(self._faces):
@@ -100,7 +100,7 @@ def outcomes(run: Callable[[OddsProbe], Outcome]) -> list[tuple[Fraction, Outcom
         faces, weight = branches.pop()
         try:
             outcome = run(_Path(faces))
-        except _Planned as planned:
+        except PlannedTest as planned:
             for face, share in _verdicts(planned.plan):
                 branches.append(((*faces, face), weight * share))
         except _NeedDie as need:

@@ -113,3 +113,14 @@ def test_r11_the_quick_clock_buttons_ask_first_only_when_someone_may_die(gm_clie
         'value="60" class="secondary" data-confirm="Isaure (coma, VAI 1) : 1 test de Survie, '
         "risque de mort 40 %\nAvancer l’horloge quand même ?"
     ) in bar
+
+
+def test_r11_the_party_bar_drawn_alone_asks_too(gm_client, world):
+    """Refetched alone (live updates) the bar reads who is at risk itself."""
+    _in_coma(world.pc, world.campaign)
+    bar = gm_client.get(
+        reverse("campaign", args=[world.campaign.pk]),
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="party-bar",
+    ).content.decode()
+    assert bar.count("data-confirm=") == 2
