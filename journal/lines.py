@@ -38,6 +38,7 @@ ACTION_LABELS = {
     "character_create": ("Personnage créé", "Character created"),
     "character_update": ("Fiche modifiée", "Sheet edited"),
     "roll": ("Jet", "Roll"),
+    "free_roll": ("Jet libre", "Free roll"),
     "roll_request": ("Jet demandé", "Roll asked"),
     "fight_start": ("Début du combat", "The fight begins"),
     "fight_end": ("Fin du combat", "The fight ends"),

@@ -152,6 +152,7 @@ ACTION_WORDS = {
     "night": ("nuit de repos", "night's rest"),
     "hour_rest": ("repos d’une heure", "hour's rest"),
     "end_scene": ("fin de scène", "end of scene"),
+    "free_roll": ("jet libre", "free roll"),
 }
 
 # The columns a player keeps of a sealed entry before its reveal; the rest is emptied.

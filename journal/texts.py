@@ -10,10 +10,21 @@ from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 
 from rules import engine
 from rules.engine import text as engine_text
+
+# An undo of this many changes or more asks once before it goes (static/confirm.js); a smaller
+# one never asks: undoing it was the safety net.
+CONFIRM_UNDO_FROM = 20
+
+
+def undo_question(changes: int) -> str | None:
+    """The question an undo of `changes` changes asks first, or None when it asks nothing."""
+    if changes < CONFIRM_UNDO_FROM:
+        return None
+    return gettext("Undo the whole action: %(n)s changes at once?") % {"n": changes}
 
 
 def current_language() -> str:

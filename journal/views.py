@@ -31,7 +31,7 @@ from journal.selectors import (
     keyset_page,
     session_entries,
 )
-from journal.texts import current_language, field_name
+from journal.texts import current_language, field_name, undo_question
 
 FORMATS = {
     "csv": ("text/csv; charset=utf-8", exports.as_csv),
@@ -65,6 +65,7 @@ def history(request, campaign_id):
         sizes = batch_sizes(page.entries, state.undone_by)
         for entry in page.entries:
             entry.batch_changes = sizes.get(entry.batch, 0)
+            entry.undo_confirm = undo_question(entry.batch_changes)
     query = form.filter_query()
     context |= _seal_context(campaign.pk, request.GET.get("seal"))
     context |= {

@@ -17,7 +17,9 @@ from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Visibility
 from characters.models import ConditionKind, Severity
+from journal.texts import rule_message
 from play import services
+from rules.engine import RuleError, parse_free_roll
 from rules.engine.text import cause_text
 
 MAX_AMOUNT = 999
@@ -547,6 +549,43 @@ class ShareHourRestForm(PartyForm):
 
 
 # Each service takes `campaign_id` and `actor` besides the form's arguments.
+class FreeRollForm(PartyForm):
+    """R9: a free roll, « 2d6+3 », « 1d20+ADR », for a character (whose statistics it may
+    add) or for nobody in particular; the expression is checked by the engine's grammar."""
+
+    rolls = True
+    expression = forms.CharField(
+        label=_("Dice"),
+        max_length=60,
+        help_text=_("For example 2d6+3, 1d20+ADR, d6−1."),
+    )
+    character = forms.ModelChoiceField(
+        label=_("For"), queryset=None, required=False, empty_label=_("Nobody in particular")
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["character"].queryset = self.campaign.characters.order_by("kind", "name")
+        self.fields["expression"].widget.attrs.update(
+            {"autocomplete": "off", "spellcheck": "false", "autocapitalize": "off"}
+        )
+
+    def clean_expression(self):
+        text = self.cleaned_data["expression"]
+        try:
+            parse_free_roll(text, self.campaign.stats)
+        except RuleError as error:
+            raise forms.ValidationError(rule_message(error)) from error
+        return text
+
+    def arguments(self):
+        character = self.cleaned_data.get("character")
+        return {
+            "expression": self.cleaned_data["expression"],
+            "character_id": character.pk if character else None,
+        }
+
+
 PARTY_ACTIONS = {
     a.name: a
     for a in [
@@ -560,5 +599,6 @@ PARTY_ACTIONS = {
             ShareHourRestForm,
             services.hour_rest_share,
         ),
+        Action("free_roll", _("Free roll"), FreeRollForm, services.free_roll),
     ]
 }

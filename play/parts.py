@@ -18,11 +18,12 @@ from django.utils.translation import gettext_lazy
 from campaign.models import Visibility
 from journal import sealing
 from journal.models import EntryKind
-from journal.texts import explanation
+from journal.texts import current_language, explanation, undo_question
 from journal.visibility import visible_entries
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
 from play.selectors import proposals_waiting
+from play.services import FORECASTS, clock_risks
 from rules.engine.text import without_rule_ids
 
 # An htmx request aimed at one of these ids (its HX-Target) is answered by that part alone.
@@ -115,6 +116,7 @@ class ActionPanel:
     slot: Slot
     in_panel: bool
     probability_url: str | None = None  # a test: its odds, updated as the form is typed in
+    forecast_url: str | None = None  # the clock moving: what it would roll, and the risks
     odds: OddsText | None = None
     shares: list | None = None  # the hour rest's shares: (character, PV field, Flux field)
     focus_form: bool = False  # no field to focus (refused as a whole, or none to fill in)
@@ -131,6 +133,9 @@ def action_panel(action, form, campaign, character, *, in_panel: bool) -> Action
             "action_probability", args=[campaign.pk, character.pk, action.name]
         )
         odds = ODDS[action.name]
+    forecast_url = None
+    if character is None and action.name in FORECASTS:
+        forecast_url = reverse("party_forecast", args=[campaign.pk, action.name])
     # A form sent back with errors takes the focus where the first one is: htmx focuses an
     # autofocus element it swaps in, and the browser scrolls it into view if it is not.
     # A form just opened, the same, on its first field to fill in (who sees the roll has a
@@ -153,6 +158,7 @@ def action_panel(action, form, campaign, character, *, in_panel: bool) -> Action
         slot=slot_for(character),
         in_panel=in_panel,
         probability_url=probability_url,
+        forecast_url=forecast_url,
         odds=odds,
         shares=form.rows() if isinstance(form, ShareHourRestForm) else None,
         focus_form=focus_form,
@@ -168,6 +174,8 @@ class ActionResult:
     undo_url: str | None = None
     # The sealed rolls it made (GM only: journal/sealing.py), (entry id, reveal URL) each.
     sealed: tuple[tuple[int, str], ...] = ()
+    # The question its Undo asks first when it undoes much at once (static/confirm.js).
+    undo_confirm: str | None = None
 
 
 def action_result(campaign, entries, lines, slot: Slot) -> ActionResult:
@@ -183,7 +191,7 @@ def action_result(campaign, entries, lines, slot: Slot) -> ActionResult:
         for e in entries
         if sealing.is_sealed_roll(e)
     )
-    return ActionResult(tuple(lines), slot, undo_url, sealed)
+    return ActionResult(tuple(lines), slot, undo_url, sealed, undo_question(len(changes)))
 
 
 def seen_explanation(membership, result) -> tuple[str, ...]:
@@ -270,3 +278,34 @@ def proposals_list(campaign, *, error_for=None, error=None, oob=False) -> dict:
         "error_above": error if error and not listed else None,
         "oob": oob,
     }
+
+
+# The vital states the clock may kill in (R10, R11: `engine.may_die_on_the_clock`).
+AT_RISK = ("coma", "borrowed_time")
+
+# The party bar's quick clock buttons, by the value they send, as `clock_forecast` takes them.
+QUICK_CLOCK = {"10": {"minutes": 10}, "60": {"minutes": 60}, "morning": {"to_morning": True}}
+
+
+def clock_questions(campaign, characters) -> dict[str, str]:
+    """What each quick clock button asks before it moves the clock, when someone may die on
+    the way (R11, the engine's exact odds): the forecast's lines, and whether to go on. The
+    buttons with no risk on their way ask nothing. `characters`: the rows the page shows
+    (None: a part drawn alone, which asks the database); with nobody in a coma or on
+    borrowed time among them, nothing more is read."""
+    lang = current_language()
+    questions: dict[str, str] = {}
+    if characters is None:
+        at_risk = campaign.characters.filter(vital__in=AT_RISK).exists()
+    else:
+        at_risk = any(c.vital in AT_RISK for c in characters)
+    if not at_risk:
+        return questions
+    for name, arguments in QUICK_CLOCK.items():
+        forecasts = clock_risks(campaign=campaign, **arguments)
+        risks = [getattr(f, lang) for f in forecasts if f.death]
+        if risks:
+            questions[name] = _("%(risks)s\nMove the clock all the same?") % {
+                "risks": "\n".join(risks)
+            }
+    return questions

@@ -21,7 +21,7 @@ from journal.feed import feed
 from journal.selectors import sealed_rolls
 from journal.texts import rule_message
 from play import parts, selectors, services
-from play.actions import CheckForm
+from play.actions import CheckForm, FreeRollForm
 from play.parts import seen_explanation
 from play.proposals import ProposalForm
 from rules.engine import RuleError
@@ -43,6 +43,23 @@ class PlayerCheckForm(CheckForm):
         )
 
 
+class PlayerFreeRollForm(FreeRollForm):
+    """A free roll (R9) for the player's own character: the expression and maybe their own
+    dice; logged with the campaign's default visibility, like their tests."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        del self.fields["visibility"]
+        del self.fields["character"]
+        self.fields["dice"].label = _("My own dice (optional)")
+        self.fields["dice"].help_text = _(
+            "Leave it empty and the server rolls; or type the dice you rolled, in order: 3, 5."
+        )
+
+    def arguments(self):
+        return {"expression": self.cleaned_data["expression"], "character_id": self.character.pk}
+
+
 # The states that act, and so roll tests (R10–R16).
 CONSCIOUS = (Vital.UP, Vital.BORROWED_TIME)
 
@@ -52,7 +69,15 @@ def _character(membership, character_id):
 
 
 def sheet_response(
-    request, membership, character, *, form=None, status=200, fight_error=None, proposal_form=None
+    request,
+    membership,
+    character,
+    *,
+    form=None,
+    status=200,
+    fight_error=None,
+    proposal_form=None,
+    free_roll_form=None,
 ):
     """The sheet: the live card, the notes, the owner's test form when they may roll, and the
     owner's proposals to the GM (play/proposals.py) with their form."""
@@ -81,6 +106,8 @@ def sheet_response(
     conscious = character.vital in CONSCIOUS
     if may_roll and conscious and form is None:
         form = PlayerCheckForm(campaign=campaign, character=character)
+    if may_roll and free_roll_form is None:
+        free_roll_form = PlayerFreeRollForm(campaign=campaign, character=character)
     return render(
         request,
         "play/sheet.html",
@@ -91,6 +118,8 @@ def sheet_response(
             # A refused roll keeps its form, to show why; otherwise only the conscious get one.
             "roll_form": form if may_roll and (conscious or form is not None) else None,
             "unconscious": may_roll and not conscious,
+            # A free roll (R9): any dice, whatever the character's state.
+            "free_roll_form": free_roll_form if may_roll else None,
             # The test form's part follows the card (static/live.js): redrawn when the
             # character comes to or falls unconscious, the page left as it is otherwise.
             "conscious": conscious,
@@ -167,3 +196,30 @@ def character_roll(request, campaign_id, character_id):
     # Rows may have changed since they were read: show the sheet as it stands.
     character = _character(membership, character_id)
     return sheet_response(request, membership, character, form=form, status=400)
+
+
+@login_required
+@require_POST
+def character_free_roll(request, campaign_id, character_id):
+    """A player's free roll (R9) for their own character, where the campaign lets players
+    roll: « 2d6+3 », « 1d20+ADR », the server's dice or their own, explained after."""
+    membership = get_membership(request, campaign_id)
+    character = _character(membership, character_id)
+    if not can_roll_for(membership, character):
+        raise PermissionDenied
+    form = PlayerFreeRollForm(request.POST, campaign=membership.campaign, character=character)
+    if form.is_valid():
+        try:
+            result = services.free_roll(
+                campaign_id=membership.campaign_id,
+                actor=request.user,
+                **form.service_arguments(),
+            )
+        except RuleError as error:
+            form.add_error(None, rule_message(error))
+        else:
+            for line in seen_explanation(membership, result):
+                messages.info(request, line, "roll")
+            return redirect("character", membership.campaign_id, character.pk)
+    character = _character(membership, character_id)
+    return sheet_response(request, membership, character, free_roll_form=form, status=400)

@@ -91,6 +91,11 @@ urlpatterns = [
         name="character_roll",
     ),
     path(
+        "c/<int:campaign_id>/characters/<int:character_id>/free-roll/",
+        player.character_free_roll,
+        name="character_free_roll",
+    ),
+    path(
         "c/<int:campaign_id>/characters/<int:character_id>/act/<slug:action>/",
         views.character_action,
         name="character_action",
@@ -147,6 +152,11 @@ urlpatterns = [
         name="proposal_withdraw",
     ),
     path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
+    path(
+        "c/<int:campaign_id>/party/<slug:action>/forecast/",
+        views.party_forecast,
+        name="party_forecast",
+    ),
     path("c/<int:campaign_id>/fight/start/", fight_views.fight_start, name="fight_start"),
     path("c/<int:campaign_id>/fight/next/", fight_views.fight_next_turn, name="fight_next_turn"),
     path("c/<int:campaign_id>/fight/end/", fight_views.fight_end, name="fight_end"),

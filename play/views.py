@@ -20,6 +20,7 @@ from play.actions import ACTIONS, PARTY_ACTIONS, CheckForm
 from play.cards import CARDS, shown_view
 from play.forms import CharacterForm
 from rules.engine import DiceScriptExhausted, RuleError
+from rules.engine import percent_text as engine_percent
 
 # The header of a page the service worker may keep for offline reading (live/offline.py).
 OFFLINE_COPY_HEADER = "X-Offline-Copy"
@@ -306,6 +307,47 @@ def odds_response(form, odds_of, no_test: str) -> HttpResponse:
     if odds is None:
         return odds_text(no_test)
     return odds_text(f"{odds.percent} %")
+
+
+@login_required
+@require_GET
+def party_forecast(request, campaign_id, action):
+    """What the clock, a night or an hour's rest would roll on the way, for each character,
+    with the exact chance of the worst (R11, R13, R31), as the GM types the form in. Half-typed
+    or refused: a line saying what is missing, never a 4xx (htmx asks at every keystroke)."""
+    membership = get_gm_membership(request, campaign_id)
+    spec = PARTY_ACTIONS.get(action)
+    if spec is None or action not in services.FORECASTS:
+        raise Http404
+    campaign = membership.campaign
+    form = spec.form(request.GET, campaign=campaign)
+    # Who sees it, dice typed in and who rolls change nothing to the odds.
+    for name in ("visibility", "dice", "ask_players"):
+        form.fields.pop(name, None)
+    context = {"forecasts": (), "hint": None}
+    if not form.is_valid():
+        name, errors = next(iter(form.errors.items()))
+        field = form.fields.get(name)
+        context["hint"] = f"{field.label} : {errors[0]}" if field is not None else errors[0]
+    else:
+        try:
+            forecasts = services.clock_forecast(
+                campaign=campaign, action=action, **form.arguments()
+            )
+        except RuleError as error:
+            context["hint"] = rule_message(error)
+        else:
+            lang = current_language()
+            context["forecasts"] = [
+                {
+                    "text": getattr(f, lang),
+                    "key": f.key,
+                    "death": engine_percent(f.death),
+                    "dies": bool(f.death),
+                }
+                for f in forecasts
+            ]
+    return render(request, "play/_forecast.html", context)
 
 
 @login_required

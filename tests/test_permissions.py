@@ -459,6 +459,22 @@ ROUTES = [
         data=lambda w: {"amount": "3", "visibility": "everyone", "dice": ""},
     ),
     Route(
+        "party_forecast",
+        ("get",),
+        _c("party_forecast", "clock"),
+        GM_ONLY,
+        query=lambda w: {"minutes": "60"},
+        ok={"get": Answer(200)},
+    ),
+    Route(
+        "character_free_roll",
+        ("post",),
+        _c("character_free_roll", "pc"),
+        OWNER_ONLY,
+        data=lambda w: {"expression": "1d6+1", "dice": "3"},
+        ok={"post": Answer(302, location=lambda w: _c("character", "pc")(w), writes=True)},
+    ),
+    Route(
         "action_probability",
         ("get",),
         _c("action_probability", "pc", "fall_ill"),

@@ -45,9 +45,13 @@ from play.services.fight import (
     fight_spend,
     fight_start,
 )
+from play.services.free_roll import free_roll
 from play.services.illness import character_fall_ill
 from play.services.party import (
+    FORECASTS,
     clock_advance,
+    clock_forecast,
+    clock_risks,
     hour_rest_share,
     party_hour_rest,
     party_night_rest,
@@ -80,6 +84,7 @@ from play.services.undo import NothingToUndo, NotUndoable, UndoConflict, UndoPro
 
 __all__ = [
     "CAMPAIGN_SERVICES",
+    "FORECASTS",
     "REQUEST_FIELD",
     "REQUEST_LABELS",
     "REQUEST_ROLLS",
@@ -112,6 +117,8 @@ __all__ = [
     "character_update",
     "character_wake",
     "clock_advance",
+    "clock_forecast",
+    "clock_risks",
     "coma_end",
     "condition_add",
     "condition_add_roll",
@@ -127,6 +134,7 @@ __all__ = [
     "flux_restore",
     "flux_spend",
     "flux_spend_roll",
+    "free_roll",
     "gm_modifiers",
     "hour_rest_share",
     "locked_rows",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from play.services.runner import Result, Table, on_party
+from campaign.models import Campaign
+from characters import state as rows_state
+from play.services.runner import Result, Table, locked_rows, on_party
 from rules import engine
 
 # ---------------------------------------------------------------------------------------------
@@ -134,3 +136,57 @@ def hour_rest_share(
         actor=actor,
         visibility=visibility,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Before the clock moves: what it would roll (R32 with R11, R13, R31), exact odds
+
+
+def _forecast_clock(state, ruleset, *, minutes=None, to_morning=False, keys=None):
+    return engine.forecast_clock(
+        state, minutes=minutes, to_morning=to_morning, ruleset=ruleset, keys=keys
+    )
+
+
+def _forecast_night(state, ruleset, *, hours, poor_quality=False, sleeper_ids=(), clinic_ids=()):
+    return engine.forecast_night(
+        state,
+        hours=float(hours),
+        keys=[str(pk) for pk in sleeper_ids or ()] or None,
+        poor_quality=poor_quality,
+        clinic_keys=[str(pk) for pk in clinic_ids],
+        ruleset=ruleset,
+    )
+
+
+def _forecast_hour_rest(state, ruleset, *, gm_override=False):
+    return engine.forecast_hour_rest(state, gm_override=gm_override, ruleset=ruleset)
+
+
+# The actions that move the clock, with the same arguments as their services.
+FORECASTS = {
+    "clock": _forecast_clock,
+    "night": _forecast_night,
+    "hour_rest": _forecast_hour_rest,
+}
+
+
+def clock_risks(*, campaign: Campaign, **arguments) -> tuple[engine.Forecast, ...]:
+    """`clock_forecast` of the clock alone, for the characters who may die on the way (R11):
+    the party bar's quick buttons, drawn often, weigh no one else."""
+    rows = locked_rows(campaign, lock=False)
+    state = rows_state.campaign_state(campaign, rows.values())
+    keys = [c.key for c in state.characters if engine.may_die_on_the_clock(c)]
+    if not keys:
+        return ()
+    return _forecast_clock(state, rows_state.ruleset_for(campaign), keys=keys, **arguments)
+
+
+def clock_forecast(*, campaign: Campaign, action: str, **arguments) -> tuple[engine.Forecast, ...]:
+    """What `action` (the clock, a night, an hour's rest, with its service's arguments: the
+    form's `arguments()`) would roll for each character, and the exact chance of the worst
+    (`engine.forecast`). A read: nothing is locked or written; the engine's refusal
+    (`RuleError`) goes up as the service would raise it."""
+    rows = locked_rows(campaign, lock=False)
+    state = rows_state.campaign_state(campaign, rows.values())
+    return FORECASTS[action](state, rows_state.ruleset_for(campaign), **arguments)

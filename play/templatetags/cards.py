@@ -14,11 +14,19 @@ from django.utils.translation import gettext as _
 
 from journal.texts import game_time as game_time_text
 from journal.texts import in_language
+from play import parts
 from play.actions import PARTY_ACTIONS
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input
 from rules.engine.text import MINUS, on_moment, without_rule_ids
 
 register = template.Library()
+
+
+@register.simple_tag
+def clock_questions(campaign, characters=None):
+    """The quick clock buttons' questions when someone may die on the way (play/parts.py);
+    `characters`: the dashboard's rows, absent from a part drawn alone."""
+    return parts.clock_questions(campaign, characters or None)
 
 
 @register.simple_tag

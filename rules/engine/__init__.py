@@ -12,6 +12,9 @@ State and settings
     Sequel, Illness, Severity, Surface, Soften, SEQUEL_TABLE, CAUSE_* constants
 Dice
     parse_dice(text) -> DiceExpr; roll(expr, rng) -> Roll; ScriptedDice(values, typed_in=True)
+    Free rolls (R9): parse_free_roll(text, stats) -> FreeExpr (« 2d6+3 », « 1d20+ADR »; a
+    clear InvalidDiceExpression otherwise); roll_free(expr, rng, *, character, ruleset) ->
+    FreeRoll(expr, values, total, typed_in; .dice, .text)
 Tests (R5–R9)
     check(campaign, key, stat, *, rng, skill, difficulty, modifiers, ruleset) -> Outcome
     success_probability(character, stat, *, skill, difficulty, modifiers, ruleset) -> Fraction
@@ -67,6 +70,11 @@ The sheet set by hand (R1, R10, R15, R26)
     field, target): R1, a value above its lowered maximum; by_hand(campaign, changes, lines):
     the GM's own changes replayed; Steps(campaign): outcomes in a row (then, by_hand, keep)
     joined by .outcome()
+Forecasts (R32 before the clock moves: what it would roll, exact odds, nothing sampled)
+    forecast_clock(campaign, *, minutes | to_morning), forecast_night(campaign, *, hours, keys,
+    poor_quality, clinic_keys), forecast_hour_rest(campaign, *, gm_override) -> tuple of
+    Forecast(key, label, tests=((rule id, at most), …), death, wake, exhausted: Fraction;
+    .fr / .en); forecast(campaign, operation) for any operation; percent_text(Fraction)
 Outcomes
     Outcome, Change, Line, replay(state, changes) -> CampaignState
 """
@@ -89,6 +97,7 @@ from .clock import advance_clock, advance_to_morning, next_morning
 from .complications import fall, fall_height, fall_ill, take_remedy
 from .conditions import Effective, add_condition, attempt_free, effective, remove_condition
 from .dice import DiceExpr, DiceSource, Roll, ScriptedDice, parse_dice, roll
+from .dice_expr import FreeExpr, FreeRoll, parse_free_roll, roll_free
 from .errors import (
     CannotSoften,
     CharacterDead,
@@ -135,6 +144,15 @@ from .fight import (
     start_fight,
 )
 from .fight_state import Fight
+from .forecast import (
+    Forecast,
+    forecast,
+    forecast_clock,
+    forecast_hour_rest,
+    forecast_night,
+    may_die_on_the_clock,
+    percent_text,
+)
 from .health import (
     attempt_stabilise,
     attempt_wake,
@@ -216,6 +234,9 @@ __all__ = [
     "Effective",
     "Fight",
     "FightAlreadyRunning",
+    "Forecast",
+    "FreeExpr",
+    "FreeRoll",
     "HourRestLimitReached",
     "HourRestPending",
     "Illness",
@@ -280,24 +301,32 @@ __all__ = [
     "fall_height",
     "fall_ill",
     "first_test_odds",
+    "forecast",
+    "forecast_clock",
+    "forecast_hour_rest",
+    "forecast_night",
     "gm_end_coma",
     "gm_revive",
     "heal",
     "hour_rest",
     "lapse_roll",
     "left_this_round",
+    "may_die_on_the_clock",
     "moves_clock",
     "next_morning",
     "next_turn",
     "night_rest",
     "parse_dice",
+    "parse_free_roll",
     "partial_night",
+    "percent_text",
     "plan_check",
     "remove_condition",
     "replay",
     "restore_flux",
     "resume_clock",
     "roll",
+    "roll_free",
     "roll_odds",
     "rules_roll_due",
     "set_order",

@@ -138,12 +138,20 @@ class OddsProbe:
         # Other dice before any test: the odds of what follows would depend on them.
         raise _DiceBeforeTest
 
+    def weigh(self, plan: CheckPlan) -> None:
+        """A test is about to be rolled: stop here with its plan (a forecast's probe may
+        let it be rolled instead, with a face it chose: rules/engine/forecast.py)."""
+        raise PlannedTest(plan)
+
 
 class _DiceBeforeTest(Exception):
     pass
 
 
-class _Planned(Exception):
+class PlannedTest(Exception):
+    """Raised by a probe at the test it weighs, with that test's plan (`first_test_odds`,
+    rules/engine/forecast.py)."""
+
     def __init__(self, plan: CheckPlan) -> None:
         super().__init__(plan.rule_id)
         self.plan = plan
@@ -157,7 +165,7 @@ def first_test_odds(run: Callable[[OddsProbe], object]) -> Odds | None:
     """
     try:
         run(OddsProbe())
-    except _Planned as planned:
+    except PlannedTest as planned:
         return Odds(planned.plan, roll_odds(planned.plan))
     except _DiceBeforeTest:
         return None
@@ -167,7 +175,7 @@ def first_test_odds(run: Callable[[OddsProbe], object]) -> Odds | None:
 def roll_planned(draft: Draft, plan: CheckPlan) -> CheckResult:
     """Roll a planned D20 test, record it and explain it."""
     if isinstance(draft.rng, OddsProbe):
-        raise _Planned(plan)
+        draft.rng.weigh(plan)
     # A check's die is reported inside its CheckResult, not a second time among the rolls.
     die = draft.roll(D20, key=plan.key, rule_id=plan.rule_id, purpose="check", record=False)
     die_value, total, success, extreme = plan.verdict(die.total)

@@ -119,6 +119,11 @@ def _pc(world) -> Character:
     return Character.objects.get(pk=world.pc.pk)
 
 
+def _free_roll_logged(world, total):
+    entry = AuditEntry.objects.filter(action="free_roll").latest("id")
+    assert (entry.character_id, entry.roll["total"]) == (world.pc.pk, total)
+
+
 def _campaign(world) -> Campaign:
     return Campaign.objects.get(pk=world.campaign.pk)
 
@@ -199,6 +204,11 @@ CASES = {
         lambda w: {"dice": "3"},
         party=True,
         changed=lambda w: _campaign(w).pending_hour_rest == 3,
+    ),
+    "free_roll": Case(
+        lambda w: {"expression": "2d6+3", "character": str(w.pc.pk), "dice": "4, 2"},
+        party=True,
+        changed=lambda w: _free_roll_logged(w, 9),
     ),
     "share_hour_rest": Case(
         lambda w: {f"pv_{w.pc.pk}": "1", f"flux_{w.pc.pk}": "2"},
