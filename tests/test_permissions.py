@@ -458,6 +458,48 @@ ROUTES = [
         GM_ONLY,
         data=lambda w: {"amount": "3", "visibility": "everyone", "dice": ""},
     ),
+    # The table screen (play/screen_views.py): the GM's session, or a link whose token is the
+    # key; a wrong token is the same 404 for everyone.
+    Route("screen", ("get",), _c("screen"), GM_ONLY),
+    Route("screen_part", ("get",), _c("screen_part"), GM_ONLY),
+    Route(
+        "screen_link_manage",
+        ("post",),
+        _c("screen_link_manage"),
+        GM_ONLY,
+        data=lambda w: {"do": "create"},
+        ok={"post": Answer(200, writes=True)},
+    ),
+    Route(
+        "screen_link",
+        ("get",),
+        lambda w: reverse("screen_link", args=[w.campaign.pk, "not-the-token"]),
+        EVERYONE,
+        ok={"get": Answer(404)},
+    ),
+    Route(
+        "screen_link_part",
+        ("get",),
+        lambda w: reverse("screen_link_part", args=[w.campaign.pk, "not-the-token"]),
+        EVERYONE,
+        ok={"get": Answer(404)},
+    ),
+    # NPCs in numbers, off the table and back.
+    Route("off_table", ("get",), _c("off_table"), GM_ONLY),
+    Route(
+        "character_duplicate",
+        ("get", "post"),
+        _c("character_duplicate", "npc"),
+        GM_ONLY,
+        data=lambda w: {"count": "2"},
+    ),
+    Route(
+        "character_in_play",
+        ("post",),
+        _c("character_in_play", "npc"),
+        GM_ONLY,
+        data=lambda w: {"in_play": "0"},
+    ),
     Route(
         "party_forecast",
         ("get",),
