@@ -209,6 +209,7 @@ def test_a_character_added_in_the_admin_starts_with_its_sheet_in_the_log(staff_c
         "pa": "0",
         "actions": "2",
         "reflexes": "1",
+        "gender": "iel",  # the form's default, as the admin's page offers it
     }
     page = staff_client.get(reverse("admin:characters_character_add"))
     for inline in page.context["inline_admin_formsets"]:

@@ -23,6 +23,7 @@ VALUES = {
     "hour_rests_used": [1],
     "pending_hour_rest": [None, 3],
     "sleep_deprived": [True, False],
+    "in_play": [True, False],
     "down_cause": ["", "chute"],
     "vital": list(engine.Vital),
     "coma_due": [None, MOMENT],

@@ -197,6 +197,7 @@ def test_r34_r9_a_players_own_roll_is_no_toast_for_her_but_is_for_the_gm(world):
     assert roll.entry.actor_id == player.pk and "Guet (INS)" in roll.text
     assert roll.toast == ""
     damage = next(item for item in mine if item.entry.field == "pv")
-    assert damage.toast == "R3 · dégâts : PV 11 → 10"  # the GM's (3 − 2 PA): news to her
+    # The GM's damage (3 − 2 PA) is news to her: a toast, without the rule id a player never reads.
+    assert damage.toast == "dégâts : PV 11 → 10"
     gms = next(item for item in feed(world.gm_membership, pc) if item.entry.kind == "roll")
     assert "Guet (INS)" in gms.toast
