@@ -43,6 +43,7 @@ ASSETS = (
     "feed.js",
     "sealed.js",
     "requests.js",
+    "confirm.js",
     "django_htmx/htmx-2.min.js",
     "django_htmx/ext/hx-sse-2.min.js",
     "manifest.webmanifest",
