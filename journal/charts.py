@@ -29,7 +29,7 @@ from journal.points import CHART_FIELDS, REST_RULES, pv_moment
 from journal.standing import standing
 from journal.texts import in_language
 from journal.visibility import STATE_FIELDS, visible_entries
-from rules.engine.text import CONDITION_TEXT, game_day, moment_text
+from rules.engine.text import CONDITION_TEXT, MINUS, game_day, moment_text
 
 # A whole-campaign chart with more PV and Flux changes than this in view is drawn from the
 # kept chart rows aggregated by the drawing's columns in the database (PostgreSQL): its cost
@@ -157,6 +157,8 @@ class Chart:
         for name, attr in (("PV", "pv"), ("Flux", "flux")):
             start, end = getattr(first, attr), getattr(last, attr)
             if start is not None and end is not None:
+                # "PV de −3 à 5": the minus sign, not a hyphen, as everywhere else.
+                start, end = (f"{MINUS}{-v}" if v < 0 else v for v in (start, end))
                 parts.append(
                     in_language(
                         f"{name} de {start} à {end}",

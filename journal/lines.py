@@ -13,6 +13,7 @@ from journal.feed import typographic
 from journal.models import AuditEntry, EntryKind
 from journal.texts import de, field_name, in_language, value_text
 from rules.engine.text import CONDITION_TEXT
+from rules.engine.words import IEL, agree, inclusive
 
 # An action's name as the table says it: (French, English).
 ACTION_LABELS = {
@@ -98,6 +99,27 @@ class Action:
         return action_text(list(reversed(self.entries)))
 
 
+def with_genders(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """`entries`, each carrying its character's grammatical gender (`character_gender`,
+    one query for the page), so that a line about a named character agrees with it
+    (« Aveline devient Gênée »)."""
+    from characters.models import Character
+
+    ids = {e.character_id for e in entries if e.character_id}
+    genders = dict(Character.objects.filter(pk__in=ids).values_list("pk", "gender"))
+    for entry in entries:
+        entry.character_gender = genders.get(entry.character_id, IEL)
+    return entries
+
+
+def _gender(entries: list[AuditEntry], moved: dict) -> str:
+    """The grammatical gender a line agrees with: its one character's (see `with_genders`);
+    the inclusive form when several characters moved or nobody gave it."""
+    if len(moved) > 1:
+        return IEL
+    return next((g for e in entries if (g := getattr(e, "character_gender", None))), IEL)
+
+
 def batches(entries: list[AuditEntry]) -> list[Action]:
     """Consecutive entries of one batch as one action (an action's entries are written
     together, so they follow each other in the log)."""
@@ -151,7 +173,7 @@ def action_text(entries: list[AuditEntry]) -> str:
                 who[entry.field] = [entry.before, entry.after]
     sentence = _sentence(head, entries, changes, moved)
     if sentence is not None:
-        return typographic(sentence)
+        return typographic(agree(sentence, _gender(entries, moved)))
     clock = [e for e in changes if e.field == "clock"]
     parts = []
     if clock:
@@ -218,7 +240,8 @@ def _conditions(before, after) -> tuple[list[str], list[str]]:
 
     def name(kind):
         names = CONDITION_TEXT.get(kind)
-        return in_language(names[0], names[1]) if names else str(kind)
+        # The inclusive form (« Gêné·e »), which the line agrees with the character's gender.
+        return in_language(inclusive(names[0]), names[1]) if names else str(kind)
 
     return [name(k) for k in new if k not in old], [name(k) for k in old if k not in new]
 

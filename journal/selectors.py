@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Membership, PartyVisibility
-from journal.lines import batches
+from journal.lines import batches, with_genders
 from journal.models import AuditEntry, EntryKind, PlaySession
 from journal.visibility import SEALED, visible_entries
 from rules.engine.text import game_day
@@ -192,7 +192,7 @@ def sessions_covering(campaign_id: int, entries: list[AuditEntry]) -> list[PlayS
 
 def group_entries(campaign_id: int, entries: list[AuditEntry]) -> list[SessionGroup]:
     """Entries (newest first) grouped by play session, then by game day."""
-    sessions = sessions_covering(campaign_id, entries)
+    sessions = sessions_covering(campaign_id, with_genders(entries))
     groups: list[SessionGroup] = []
     index = 0
     for entry in entries:

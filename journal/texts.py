@@ -78,10 +78,13 @@ def real_date(moment: datetime, lang: str, *, article: bool = True) -> str:
     return f"le {said}" if article else said
 
 
-def rule_message(error) -> str:
-    """A `rules.engine.RuleError`'s message in the viewer's language, with the rule that
-    refused the state when the message does not name it already ("… (R13)")."""
+def rule_message(error, *, gm: bool = True) -> str:
+    """A `rules.engine.RuleError`'s message in the viewer's language. The GM reads the rule
+    that refused the state ("… (R13)"); a player (`gm` false) reads the sentence without
+    any rule id: the ids are the GM's references."""
     message = in_language(error.message_fr, error.message_en)
+    if not gm:
+        return engine_text.without_rule_ids(message)
     rule_id = getattr(error, "rule_id", "")
     if rule_id and rule_id not in message:
         message = f"{message} ({rule_id})"

@@ -554,6 +554,8 @@ class FreeRollForm(PartyForm):
     add) or for nobody in particular; the expression is checked by the engine's grammar."""
 
     rolls = True
+    # Who reads its refusals: the GM, with the rules' ids.
+    gm_reads = True
     expression = forms.CharField(
         label=_("Dice"),
         max_length=60,
@@ -575,7 +577,7 @@ class FreeRollForm(PartyForm):
         try:
             parse_free_roll(text, self.campaign.stats)
         except RuleError as error:
-            raise forms.ValidationError(rule_message(error)) from error
+            raise forms.ValidationError(rule_message(error, gm=self.gm_reads)) from error
         return text
 
     def arguments(self):

@@ -153,7 +153,7 @@ def _attempt(request, membership, call):
     try:
         result = call()
     except RuleError as error:
-        return _refused(request, membership, rule_message(error))
+        return _refused(request, membership, rule_message(error, gm=membership.is_gm))
     return _done(request, membership, result)
 
 

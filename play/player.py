@@ -47,6 +47,9 @@ class PlayerFreeRollForm(FreeRollForm):
     """A free roll (R9) for the player's own character: the expression and maybe their own
     dice; logged with the campaign's default visibility, like their tests."""
 
+    # Its refusals are a player's to read: without the rules' ids.
+    gm_reads = False
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         del self.fields["visibility"]
@@ -187,7 +190,7 @@ def character_roll(request, campaign_id, character_id):
                 character_id=character.pk, actor=request.user, **form.service_arguments()
             )
         except RuleError as error:
-            form.add_error(None, rule_message(error))
+            form.add_error(None, rule_message(error, gm=membership.is_gm))
         else:
             # Logged GM-only (the campaign's default), the roll is sealed to its player too.
             for line in seen_explanation(membership, result):
@@ -216,7 +219,7 @@ def character_free_roll(request, campaign_id, character_id):
                 **form.service_arguments(),
             )
         except RuleError as error:
-            form.add_error(None, rule_message(error))
+            form.add_error(None, rule_message(error, gm=membership.is_gm))
         else:
             for line in seen_explanation(membership, result):
                 messages.info(request, line, "roll")

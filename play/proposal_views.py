@@ -75,7 +75,7 @@ def proposal_create(request, campaign_id, character_id):
                 note=form.cleaned_data["note"],
             )
         except RuleError as error:
-            form.add_error(None, rule_message(error))
+            form.add_error(None, rule_message(error, gm=False))
         else:
             status, sent = 200, True
     first = next((name for name in form.errors if name in form.fields), None)
@@ -118,7 +118,7 @@ def proposal_withdraw_view(request, campaign_id, proposal_id):
             campaign_id=membership.campaign_id, proposal_id=proposal.pk, actor=request.user
         )
     except RuleError as refused:
-        error = rule_message(refused)
+        error = rule_message(refused, gm=False)
     if not request.htmx:
         if error:
             messages.error(request, error)

@@ -320,7 +320,8 @@ def roll_answer(request, campaign_id, request_id):
             request_id=roll_request.pk, actor=request.user, dice=dice
         )
     except RuleError as error:
-        return _refused(request, roll_request, rule_message(error), membership)
+        message = rule_message(error, gm=membership.is_gm)
+        return _refused(request, roll_request, message, membership)
     # The answering player sees a GM-only roll as every other player does: sealed.
     lines = parts.seen_explanation(membership, result)
     if not request.htmx:

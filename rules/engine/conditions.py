@@ -112,6 +112,8 @@ def put_condition(draft: Draft, key: str, condition: Condition, rule_id: str) ->
     draft.set(key, "conditions", (*character.conditions, condition), rule_id)
     fr, en = condition_name(condition.kind)
     cause_fr, cause_en = cause_text(condition.cause)
+    # Said of the character: `say` makes the name agree (« Aveline devient Gênée »).
+    fr = inclusive(fr)
     draft.say(rule_id, f"devient {fr} ({cause_fr})", f"becomes {en} ({cause_en})", key)
     rebudget(draft, key, character, rule_id)
 
@@ -137,7 +139,7 @@ def drop_conditions(
         return False
     draft.set(key, "conditions", kept, rule_id, by_gm=by_gm)
     fr, en = condition_name(kind)
-    draft.say(rule_id, f"n’est plus {fr}", f"is no longer {en}", key)
+    draft.say(rule_id, f"n’est plus {inclusive(fr)}", f"is no longer {en}", key)
     if budget:
         rebudget(draft, key, character, rule_id)
     return True

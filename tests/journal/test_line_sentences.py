@@ -5,7 +5,8 @@ passed and what it did to each character."""
 import pytest
 from django.utils import translation
 
-from journal.lines import action_text
+from characters.models import Character
+from journal.lines import action_text, with_genders
 from play import services
 from tests.play.steps import run
 
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 def said(result, language="fr") -> str:
     with translation.override(language):
-        return action_text(list(result.entries))
+        return action_text(with_genders(list(result.entries)))
 
 
 def test_r3_r10_damage_says_who_takes_how_much_and_what_it_did(world):
@@ -46,14 +47,25 @@ def test_r1_r2_healing_and_flux_say_the_amount(world):
     assert said(back, "en") == "Gaspard recovers 1 Flux: Flux 4 → 5"
 
 
-def test_r22_r26_a_condition_on_and_off(world):
+@pytest.mark.parametrize(
+    ("gender", "gains", "loses"),
+    [
+        ("il", "Gaspard devient Gêné", "Gaspard n’est plus Gêné"),
+        ("elle", "Gaspard devient Gênée", "Gaspard n’est plus Gênée"),
+        ("iel", "Gaspard devient Gêné·e", "Gaspard n’est plus Gêné·e"),
+    ],
+)
+def test_r22_r26_a_condition_on_and_off_agrees_with_the_character(world, gender, gains, loses):
+    Character.objects.filter(pk=world.other_pc.pk).update(gender=gender)
     on = run(world.campaign, world.gm, "add_condition", {"kind": "gene"}, character=world.other_pc)
-    assert said(on) == "Gaspard devient Gêné"
+    assert said(on) == gains
+    # The explanation the GM reads after the action, from the engine, agrees too.
+    assert f"Gaspard — {gains[8:]} (" in on.outcome.explanation_fr
     off = run(
         world.campaign, world.gm, "remove_condition", {"kind": "gene"}, character=world.other_pc
     )
-    assert said(off) == "Gaspard n’est plus Gêné"
-    assert said(off, "en").startswith("Gaspard is no longer ")
+    assert said(off) == loses
+    assert said(off, "en") == "Gaspard is no longer Hindered"
 
 
 def test_r5_a_test_says_passed_or_failed_and_against_what(world):

@@ -373,3 +373,25 @@ def test_a_characters_gender_is_edited_through_the_service_and_logged(world, gm_
     put(world.pc, vital="dead", pv=-20)
     html = gm_client.get(reverse("campaign", args=[world.campaign.pk])).content.decode()
     assert '<p class="vital" data-testid="vital">morte</p>' in html
+
+
+def test_r3_the_history_chart_writes_pv_below_zero_with_the_minus_sign(world, gm_client):
+    """R3: 14 dégâts, 2 PA: PV 11 → −1; the chart's table, its axis and its summary read
+    « −1 », not « -1 »."""
+    from django.urls import reverse
+
+    run(
+        world.campaign,
+        world.gm,
+        "damage",
+        {"amount": "14", "cause": "morsure de rat"},
+        character=world.pc,
+        typed=[1],
+    )
+    url = reverse("character_chart", args=[world.campaign.pk, world.pc.pk])
+    html = gm_client.get(url).content.decode()
+    assert "<td>−1</td>" in html and "PV de 11 à −1" in html
+    cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", html)
+    ticks = re.findall(r'class="chart-tick"[^>]*>([^<]*)<', html)
+    assert "−1" in ticks
+    assert [c for c in cells + ticks if ASCII_MINUS.search(c)] == []

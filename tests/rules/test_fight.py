@@ -288,8 +288,8 @@ def test_r25_surpris_given_at_the_start_ends_at_the_end_of_round_1():
     assert outcome.character("gobelin").conditions == (surprised,)
     assert budgets(outcome.state) == {"aria": (1, 0), "brann": (2, 1), "gobelin": (1, 0)}
     assert outcome.explanation_lines("fr")[1:3] == (
-        "R25 · Aria — devient Surpris (début du combat)",
-        "R25 · Gobelin — devient Surpris (début du combat)",
+        "R25 · Aria — devient Surpris·e (début du combat)",
+        "R25 · Gobelin — devient Surpris·e (début du combat)",
     )
     assert [c.rule_id for c in outcome.changes] == ["R25", "R25", "R33"]
     # Still Surpris through round 1's turns.
@@ -301,8 +301,8 @@ def test_r25_surpris_given_at_the_start_ends_at_the_end_of_round_1():
     assert budgets(second.state) == {"aria": (2, 1), "brann": (2, 1), "gobelin": (2, 1)}
     assert second.explanation_lines("fr")[:3] == (
         "R33 · Fin de la manche 1",
-        "R25 · Aria — n’est plus Surpris",
-        "R25 · Gobelin — n’est plus Surpris",
+        "R25 · Aria — n’est plus Surpris·e",
+        "R25 · Gobelin — n’est plus Surpris·e",
     )
     assert [c.rule_id for c in second.changes] == ["R25", "R25", "R33"]
 
@@ -335,7 +335,7 @@ def test_r25_surpris_from_the_start_ends_when_the_fight_ends_during_round_1():
     assert outcome.character("aria").conditions == ()
     assert outcome.explanation_lines("fr") == (
         "R33 · Fin du combat",
-        "R25 · Aria — n’est plus Surpris",
+        "R25 · Aria — n’est plus Surpris·e",
     )
     assert outcome.explanation_lines("en")[0] == "R33 · The fight ends"
     assert [(c.field, c.rule_id) for c in outcome.changes] == [
@@ -528,7 +528,7 @@ def test_r25_a_surprised_combatant_leaving_loses_the_fights_surpris():
     assert not outcome.character("brann").has(ConditionKind.SURPRIS)
     assert outcome.character("gobelin").has(ConditionKind.SURPRIS, CAUSE_FIGHT)
     assert outcome.state.fight.surprised == ("gobelin",)
-    assert "R25 · Brann — n’est plus Surpris" in outcome.explanation_lines("fr")
+    assert "R25 · Brann — n’est plus Surpris·e" in outcome.explanation_lines("fr")
     # Coming back does not make Brann surprised again.
     back = set_order(outcome.state, ("aria", "gobelin", "brann")).state
     assert not back.character("brann").has(ConditionKind.SURPRIS)

@@ -11,8 +11,10 @@ from rules.engine import (
     RuleError,
     ScriptedDice,
     Vital,
+    add_condition,
     attempt_stabilise,
     remove_condition,
+    spend_flux,
     take_damage,
 )
 from rules.engine.text import vital_text
@@ -96,6 +98,30 @@ def test_r26_removing_a_condition_the_character_lacks_agrees(gender, word):
         shaken = (Condition(ConditionKind.EBRANLE),)
         remove_condition(campaign(hero(gender=gender, conditions=shaken)), "a", ConditionKind.GENE)
     assert refused.value.message_fr == f"Aldo n’est pas {word}."
+
+
+@pytest.mark.parametrize(
+    ("gender", "gains", "loses"),
+    [
+        (IL, "devient Gêné", "n’est plus Surpris"),
+        (ELLE, "devient Gênée", "n’est plus Surprise"),
+        (IEL, "devient Gêné·e", "n’est plus Surpris·e"),
+    ],
+)
+def test_r20_r25_a_condition_gained_or_lost_agrees_with_the_character(gender, gains, loses):
+    surprised = (Condition(ConditionKind.SURPRIS),)
+    state = campaign(hero(gender=gender, conditions=surprised))
+    gained = add_condition(state, "a", ConditionKind.GENE)
+    assert f"Aldo — {gains} (" in gained.explanation_fr, gained.explanation_fr
+    lost = remove_condition(state, "a", ConditionKind.SURPRIS)
+    assert f"Aldo — {loses}" in lost.explanation_fr, lost.explanation_fr
+    assert "Aldo — is no longer Surprised" in lost.explanation_en
+
+
+@pytest.mark.parametrize(("gender", "word"), [(IL, "Exténué"), (ELLE, "Exténuée")])
+def test_r26_flux_at_zero_says_exhausted_in_the_character_s_gender(gender, word):
+    spent = spend_flux(campaign(hero(gender=gender)), "a", 6)
+    assert f"Aldo — devient {word} (" in spent.explanation_fr, spent.explanation_fr
 
 
 def test_r10_the_clock_says_when_the_coma_is_due_in_a_sentence():
