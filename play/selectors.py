@@ -376,7 +376,8 @@ def condition_line(condition: engine.Condition, lang: int) -> tuple[str, str]:
 # R10: what a card says of a character at 0 PV or less whose vital state has not moved yet,
 # the Survie roll not made (asked of the player, R34, or cancelled).
 AT_ZERO = ("à 0 PV ou moins", "at 0 PV or less")
-SURVIE_ASKED = ("jet de Survie demandé au joueur", "Survie roll asked of the player")
+# Read by the GM and by the player herself: who rolls it is said by the request under it.
+SURVIE_ASKED = ("jet de Survie en attente", "Survie roll pending")
 
 
 def survie_asked(requests) -> bool:

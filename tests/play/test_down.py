@@ -72,12 +72,12 @@ def test_r10_r34_a_survie_asked_of_the_player_reads_on_the_card_not_standing(
     for html in (_card(gm_client, campaign, pc), _card(player_client, campaign, pc)):
         tag = _down_tag(html)
         assert 'data-down="pv"' in tag
-        assert _text(tag) == "à 0 PV ou moins · jet de Survie demandé au joueur"
+        assert _text(tag) == "à 0 PV ou moins · jet de Survie en attente"
         assert "debout" not in _text(re.search(r'<p class="vital".*?</p>', html, re.S).group(0))
     row = _down_tag(_card(gm_client, campaign, pc, compact=True))
-    assert _text(row) == "À 0 PV ou moins · jet de Survie demandé au joueur"
+    assert _text(row) == "À 0 PV ou moins · jet de Survie en attente"
     english = _down_tag(_card(gm_client, campaign, pc, language="en"))
-    assert _text(english) == "at 0 PV or less · Survie roll asked of the player"
+    assert _text(english) == "at 0 PV or less · Survie roll pending"
 
 
 def test_r10_at_0_pv_without_a_pending_roll_reads_at_0_pv_or_less(gm_client, campaign, pc):
@@ -103,7 +103,7 @@ def test_r10_the_party_list_says_down_where_it_may_show_the_pv(
     ).group(0)
     if down:
         tag = _down_tag(item)
-        assert 'data-down="pv"' in tag and "jet de Survie demandé au joueur" in _text(tag)
+        assert 'data-down="pv"' in tag and "jet de Survie en attente" in _text(tag)
     else:
         assert "down-tag" not in item and "debout" in _text(item)
 
