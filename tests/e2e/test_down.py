@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 PENDING = "à 0 PV ou moins · jet de Survie en attente"
 
 
-def _phone(browser, live_server, console_errors, username):
+def _phone(browser, live_server, console_errors, username, scheme="light"):
     return open_context(
         browser,
         live_server,
@@ -28,6 +28,7 @@ def _phone(browser, live_server, console_errors, username):
         device_scale_factor=2,
         is_mobile=True,
         has_touch=True,
+        color_scheme=scheme,
     )
 
 
@@ -86,12 +87,14 @@ def test_a_character_below_0_pv_reads_down_on_the_card_the_row_and_the_phones(
     expect(mine.get_by_test_id("down").locator("svg.icon")).to_be_visible()
     phone.screenshot(path=artifacts / f"down-{mode}-phone-sheet.png", caret="initial")
 
-    # Another player's phone: the party list (its bars shown, so its PV too).
-    other_context, other = _phone(browser, live_server, console_errors, "olivia_joueuse")
+    # Another player's phone, in the dark theme: the party list (its bars shown, so its PV).
+    other_context, other = _phone(browser, live_server, console_errors, "olivia_joueuse", "dark")
     other.goto(f"{live_server.url}/c/{campaign.pk}/")
     member = other.locator(f"#party-{pc.pk}")
     expect(member.get_by_test_id("down")).to_have_text(PENDING)
     expect(member.get_by_test_id("down").locator("svg.icon")).to_be_visible()
+    colour = member.get_by_test_id("down").evaluate("el => getComputedStyle(el).color")
+    assert colour == "rgb(255, 123, 114)"  # the dark theme's danger colour
     member.scroll_into_view_if_needed()
     other.screenshot(path=artifacts / f"down-{mode}-phone-party.png", caret="initial")
 
