@@ -16,8 +16,8 @@ from characters.state import character_state, ruleset_for
 from journal import standing
 from journal.visibility import visible_entries
 from play.actions import ACTIONS, QUICK_ACTIONS
-from play.models import Proposal, ProposalStatus
-from play.requests import card_requests, card_requests_prefetch
+from play.models import Proposal, ProposalStatus, RequestKind
+from play.requests import PREFETCHED, card_requests, card_requests_prefetch
 from rules import engine
 from rules.engine import text as engine_text
 
@@ -302,6 +302,7 @@ class Card:
     choices: ActionChoices
     fight: FightSeat | None = None
     requests: tuple = ()  # R34: the rolls asked of the player (play/requests.py RequestLine)
+    down: str = ""  # why the character is down (`down_state`), "" while up and above 0 PV
     visibility_choices = QUICK_VISIBILITY  # who sees a quick action's result
 
     @property
@@ -372,6 +373,37 @@ def condition_line(condition: engine.Condition, lang: int) -> tuple[str, str]:
     return name, description.removeprefix(name).lstrip()
 
 
+# R10: what a card says of a character at 0 PV or less whose vital state has not moved yet,
+# the Survie roll not made (asked of the player, R34, or cancelled).
+AT_ZERO = ("à 0 PV ou moins", "at 0 PV or less")
+# Read by the GM and by the player herself: who rolls it is said by the request under it.
+SURVIE_ASKED = ("jet de Survie en attente", "Survie roll pending")
+
+
+def survie_asked(requests) -> bool:
+    """Whether a Survie roll at 0 PV (R10) waits for the player (R34), among the requests a
+    card read (`RollRequest` rows)."""
+    return any(r.pending and r.kind == RequestKind.DEATHS_DOOR for r in requests)
+
+
+def down_state(state: engine.CharacterState, *, asked: bool, lang: int) -> tuple[str, str]:
+    """(why the character is down, what its card says of its vital state).
+
+    Why: "" while up above 0 PV; the vital state when it moved (R10 borrowed time, R11 coma,
+    R15 stabilised, R16 dead); "pv" at 0 PV or less while still up (the Survie roll not
+    made). The text then says so instead of « debout », and that the roll waits when it
+    does (R34).
+    """
+    if state.vital != engine.Vital.UP:
+        return state.vital.value, engine_text.vital_text(state.vital, state.gender)[lang]
+    if state.pv <= 0:
+        text = AT_ZERO[lang]
+        if asked:
+            text = f"{text} · {SURVIE_ASKED[lang]}"
+        return "pv", text
+    return "", engine_text.vital_text(state.vital, state.gender)[lang]
+
+
 def card_for(character: Character, campaign: Campaign) -> Card:
     lang = 1 if get_language() == "en" else 0
     ruleset = ruleset_for(campaign)
@@ -379,6 +411,10 @@ def card_for(character: Character, campaign: Campaign) -> Card:
     illness = ""
     if state.illness is not None:
         illness = engine_text.SEVERITY_TEXT[state.illness.severity][lang]
+    requests = card_requests(character, campaign, lang)
+    down, vital = down_state(
+        state, asked=survie_asked(line.request for line in requests), lang=lang
+    )
     return Card(
         character=character,
         state=state,
@@ -389,10 +425,11 @@ def card_for(character: Character, campaign: Campaign) -> Card:
         ],
         conditions=[condition_line(c, lang) for c in state.conditions],
         illness=illness,
-        vital=engine_text.vital_text(state.vital, state.gender)[lang],
+        vital=vital,
         choices=action_choices(state, now=campaign.clock, lang=lang),
         fight=fight_seat(campaign, character.pk),
-        requests=card_requests(character, campaign, lang),
+        requests=requests,
+        down=down,
     )
 
 
@@ -405,6 +442,7 @@ class PartyMember:
     vital: str = ""
     conditions: tuple[str, ...] = ()
     bars: bool = False
+    down: str = ""  # as on a card (`down_state`); "pv" only where the bars show the PV
 
 
 def party_for(membership, rows) -> list[PartyMember]:
@@ -424,14 +462,20 @@ def party_for(membership, rows) -> list[PartyMember]:
             party.append(PartyMember(row))
             continue
         state = character_state(row, membership.campaign.stats)
+        bars = shown == PartyVisibility.BARS
+        down, vital = down_state(state, asked=survie_asked(getattr(row, PREFETCHED, ())), lang=lang)
+        if down == "pv" and not bars:
+            # Without the bars the party does not see the PV: only the vital state.
+            down, vital = "", engine_text.vital_text(state.vital, state.gender)[lang]
         party.append(
             PartyMember(
                 row,
-                vital=engine_text.vital_text(state.vital, state.gender)[lang],
+                vital=vital,
                 conditions=tuple(
                     engine_text.condition_name(c.kind)[lang] for c in state.conditions
                 ),
-                bars=shown == PartyVisibility.BARS,
+                bars=bars,
+                down=down,
             )
         )
     return party

@@ -272,7 +272,7 @@ def test_it_renders_the_card_with_its_new_state(gm_client, world):
     assert '<span class="value" data-testid="pv">−2 / 14</span>' in content
     assert "en sursis (coma imminent)" in content
     assert "Exténué" in content
-    assert 'class="card vital-borrowed_time"' in content
+    assert 'class="card vital-borrowed_time is-down"' in content
 
 
 @pytest.mark.parametrize(

@@ -372,7 +372,8 @@ def test_a_characters_gender_is_edited_through_the_service_and_logged(world, gm_
     assert entry.text_fr == "genre grammatical : iel → elle"
     put(world.pc, vital="dead", pv=-20)
     html = gm_client.get(reverse("campaign", args=[world.campaign.pk])).content.decode()
-    assert '<p class="vital" data-testid="vital">morte</p>' in html
+    # The card's down tag (play/_down.html): an icon, then the agreed word.
+    assert '<span class="down-text">morte</span>' in html
 
 
 def test_r3_the_history_chart_writes_pv_below_zero_with_the_minus_sign(world, gm_client):
