@@ -222,6 +222,8 @@ class Fight:
 
     def click(self, label: str):
         self.section.get_by_role("button", name=label, exact=True).click()
+        if label == "Fin du combat":  # an action that changes much at once asks first
+            confirm(self.page)
 
     def in_view(self, locator, where):
         box = locator.bounding_box()
@@ -320,3 +322,14 @@ def open_gated_sheet(browser, live_server, console_errors, campaign, pc):
     context.route(f"{live_server.url}{poll}**", gate.route)
     page.goto(f"{live_server.url}/c/{campaign.pk}/characters/{pc.pk}/")
     return context, page, gate
+
+
+def confirm(page, answer: str = "Enter"):
+    """The one question an action that changes much at once asks (static/confirm.js): Enter
+    confirms, Escape cancels; the dialog closes either way."""
+    from playwright.sync_api import expect
+
+    dialog = page.locator("[data-testid=confirm-dialog]")
+    expect(dialog).to_be_visible()
+    page.keyboard.press(answer)
+    expect(dialog).to_be_hidden()

@@ -26,6 +26,7 @@ from tests.e2e.pages import (
     NO_RELOAD,
     PHONE,
     Fight,
+    confirm,
     log_in,
     open_gated_sheet,
     open_quiet_dashboard,
@@ -249,6 +250,7 @@ def test_r33_the_turn_reaches_a_phone_on_another_process_through_the_stream(
         turn_is_mine(order[place] == str(mine))
     phone.screenshot(path=artifacts / "fight-live-phone.png", full_page=True)
     section.get_by_role("button", name="Fin du combat").click()
+    confirm(page)
     expect(strip).to_be_hidden()
     expect(card).not_to_have_class(re.compile(r"\bits-turn\b"))
     assert phone.evaluate(NO_RELOAD) == "still here"

@@ -30,6 +30,7 @@ from tests.e2e.pages import (
     NO_RELOAD,
     PHONE,
     Gate,
+    confirm,
     log_in,
     minus,
     open_context,
@@ -257,6 +258,9 @@ def test_r34_r10_the_gm_asks_the_phone_answers_and_the_card_follows(
     expect(card.locator("[data-testid=pv]")).to_have_text("−1 / 14")
     table.check("an hour of coma", synced=("gm",))
     party.get_by_role("button", name="+1 h").click()
+    # A Survie test may fall in this hour: the quick button says the risk and asks first.
+    expect(gm.locator("[data-testid=confirm-dialog]")).to_contain_text("risque de mort")
+    confirm(gm)
     expect(card.get_by_test_id("roll-request")).to_contain_text("Survie (VAI) de l’heure")
     stopped = RollRequest.objects.get(character=pc, status="pending")
     assert (stopped.rule_id, stopped.kind) == ("R11", "coma_hour")

@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from campaign.models import Campaign, PartyVisibility
 from characters.models import Character
 from play.services.table import screen_link_create
-from tests.e2e.pages import NO_RELOAD, Gate, open_gated_sheet, open_quiet_dashboard
+from tests.e2e.pages import NO_RELOAD, Gate, confirm, open_gated_sheet, open_quiet_dashboard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -234,6 +234,7 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     page.goto(f"{live_server.url}/c/{campaign.pk}/")
     expect(page.locator(f"#character-{garde2.pk}")).to_be_visible()
     page.locator("#fight").get_by_role("button", name="Fin du combat").click()
+    confirm(page)
     expect(page.locator("#result-fight")).to_contain_text("Fin du combat")
     section = page.locator("#fight")
     section.locator("summary").click()
