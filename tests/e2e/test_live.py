@@ -162,7 +162,7 @@ def _only_network_errors(console_errors) -> None:
         for e in console_errors.errors
         if not any(n in e for n in network) and not _stream_failure_logged_by_htmx(e)
     ]
-    assert others == []
+    assert others == [], console_errors.errors
     console_errors.errors.clear()
 
 

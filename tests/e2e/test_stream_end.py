@@ -13,7 +13,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import GM_VIEWPORT, PHONE, log_in
+from tests.e2e.pages import GM_VIEWPORT, PHONE, confirm, log_in
 
 pytestmark = [pytest.mark.e2e]
 
@@ -80,6 +80,7 @@ def test_the_phone_says_so_when_its_stream_ends_and_stops_asking(
     log_in(members, gm_url, "mj", "demo")
     members.goto(f"{gm_url}/c/{cid}/members/")
     members.locator("li", has_text="alice").get_by_role("button", name="Retirer").click()
+    confirm(members)  # removing a member asks first
     expect(members.locator("li", has_text="alice")).to_have_count(0)
     expect(sheet.locator("#live")).to_have_attribute("data-state", "removed", timeout=5_000)
     expect(sheet.locator("#live [role=status]")).to_contain_text(
