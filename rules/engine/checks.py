@@ -103,7 +103,7 @@ def plan_raw_check(
 def roll_odds(plan: CheckPlan) -> Fraction:
     """Exact chance that the planned test succeeds: the faces of the D20 that pass, over 20,
     each through the same verdict as a rolled die (R5's extremes, R6's odd faces)."""
-    return Fraction(sum(plan.verdict(natural)[2] for natural in range(1, 21)), 20)
+    return Fraction(plan.passing_faces(), 20)
 
 
 def success_probability(
@@ -195,7 +195,7 @@ def roll_planned(draft: Draft, plan: CheckPlan) -> CheckResult:
         die,
         plan.rule_id,
         draft.now,
-        int(roll_odds(plan) * 20),
+        plan.passing_faces(),
     )
     draft.record_check(result)
     fr, en = check_text(result)

@@ -54,8 +54,21 @@ class CheckPlan:
     def verdict(self, natural: int) -> tuple[int, int, bool, str | None]:
         """The one place a die face becomes a verdict, for rolled, typed-in and weighed tests:
         the die's value (R6), the total, success, and the R5 extreme that decided it."""
+        return self._verdict(natural, self.bonus())
+
+    def bonus(self) -> int:
+        """Every term but the die: the stat and the modifiers."""
+        return self.stat_value + sum(m.value for m in self.modifiers)
+
+    def passing_faces(self) -> int:
+        """How many of the D20's 20 faces pass, each through the same verdict as a rolled die
+        (the terms but the die added once, not once per face: every rolled test counts them)."""
+        bonus = self.bonus()
+        return sum(self._verdict(natural, bonus)[2] for natural in range(1, 21))
+
+    def _verdict(self, natural: int, bonus: int) -> tuple[int, int, bool, str | None]:
         die_value = 0 if self.odd_zero and natural % 2 else natural
-        total = die_value + self.stat_value + sum(m.value for m in self.modifiers)
+        total = die_value + bonus
         success = total >= self.difficulty
         extreme = None
         if self.natural_extremes and natural in (1, 20):
