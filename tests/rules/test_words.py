@@ -131,3 +131,17 @@ def test_r10_the_clock_says_when_the_coma_is_due_in_a_sentence():
     later = EVENING + timedelta(minutes=10)
     assert on_moment(later) == ("le jour 8888 à 20:10", "on day 8888 at 20:10")
     assert moment_words(later)[0] == "jour 8888 à 20:10"
+
+
+def test_r5_r11_a_player_reads_sentences_without_the_rules_ids():
+    """The rules' ids are the GM's references: a player's sentence reads without them, in
+    each place a text cites them (the head of a line, a bracket of ids, an id closing a
+    bracket that says more); the rest of the sentence is kept as it is."""
+    from rules.engine.text import without_rule_ids
+
+    assert without_rule_ids("R11 · Survie (VAI) : 14 ≥ 10") == "Survie (VAI) : 14 ≥ 10"
+    assert without_rule_ids("R17–R19, R31 · la nuit passe") == "la nuit passe"
+    assert without_rule_ids("Privé de sommeil : −2 (R31)") == "Privé de sommeil : −2"
+    assert without_rule_ids("réussite (20 naturel, R5)") == "réussite (20 naturel)"
+    assert without_rule_ids("Gêné (R25, R33) et Surpris") == "Gêné et Surpris"
+    assert without_rule_ids("jour 1 à 08:10") == "jour 1 à 08:10"
