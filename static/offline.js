@@ -134,14 +134,35 @@
     refuse(form);
   }, true);
   // htmx's own requests: a change (hx-post…) is refused the same way; a read that cannot
-  // reach the server is not tried (live.js fetches again once back online).
+  // reach the server is not tried (live.js fetches again once back online). On the worker's
+  // copy, a read waits for the server's first answer: the phone may say it is online while
+  // the network is gone (that is why the copy was served), and a read tried then only fails.
+  var waiting = [];
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     var config = evt.detail.requestConfig || {};
     var verb = (config.verb || "get").toLowerCase();
-    if (verb === "get" ? navigator.onLine !== false : !isStale()) return;
+    var held = copy && !contact;
+    if (verb === "get" ? navigator.onLine !== false && !held : !isStale()) return;
     evt.preventDefault();
-    if (verb !== "get") refuse(evt.detail.elt);
+    if (verb !== "get") {
+      refuse(evt.detail.elt);
+    } else if (waiting.indexOf(evt.detail.elt) < 0) {
+      waiting.push(evt.detail.elt);
+    }
   });
+  // Back in contact: the reads held meanwhile (the sheet's odds), once each.
+  function retry() {
+    if (isStale() || (copy && !contact)) return;
+    var held = waiting;
+    waiting = [];
+    held.forEach(function (elt) {
+      if (!elt.isConnected) return;
+      var form = elt.closest("form");
+      if (form) htmx.trigger(form, "change");
+    });
+  }
+  document.addEventListener("live:contact", retry);
+  window.addEventListener("online", retry);
 
   update();
 })();

@@ -112,6 +112,14 @@ def test_offline_every_link_of_the_sheet_opens_a_readable_page(
     expect(page.locator("h1")).to_have_text("Isaure")
     expect(page.get_by_test_id("stale-mark")).to_have_text(STALE)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    # The copy asked nothing of the server (its odds wait for it): no failed read logged.
+    odds = page.get_by_test_id("probability")
+    expect(odds).to_be_empty()
+    assert page.evaluate("window.__htmx_errors") == []
+    assert console_errors.errors == []
+    # Back online: the server answers, and the odds held meanwhile are read once.
+    context.set_offline(False)
+    expect(odds).to_contain_text("%", timeout=20_000)
     assert page.evaluate("window.__htmx_errors") == []
     assert console_errors.errors == []
     context.close()
