@@ -61,8 +61,22 @@ class CheckPlan:
         return self.stat_value + sum(m.value for m in self.modifiers)
 
     def passing_faces(self) -> int:
-        """How many of the D20's 20 faces pass, each through the same verdict as a rolled die
-        (the terms but the die added once, not once per face: every rolled test counts them)."""
+        """How many of the D20's 20 faces pass: counted, not weighed face by face (every
+        rolled test counts them). `faces_by_verdict` is the same count through the verdict
+        itself; tests/rules/test_odds.py proves them equal on every plan."""
+        need = self.difficulty - self.bonus()  # the die's value that passes
+        lowest = max(need, 1)
+        if self.odd_zero:  # R6: the ten odd faces are worth 0, the ten even ones themselves
+            count = max(0, 10 - (lowest - 1) // 2) + (10 if need <= 0 else 0)
+        else:
+            count = max(0, 21 - lowest)
+        if self.natural_extremes:  # R5: the 1 always fails, the 20 always passes
+            count -= (0 if self.odd_zero else 1) >= need
+            count += 20 < need
+        return count
+
+    def faces_by_verdict(self) -> int:
+        """`passing_faces` the long way: each face through the verdict a rolled die gets."""
         bonus = self.bonus()
         return sum(self._verdict(natural, bonus)[2] for natural in range(1, 21))
 

@@ -13,6 +13,7 @@ import pytest
 
 from rules.engine import (
     CannotSoften,
+    CheckPlan,
     CharacterDead,
     Condition,
     ConditionKind,
@@ -305,3 +306,24 @@ def test_weighing_changes_nothing():
     table = campaign(replace(hero(), pv=1))
     first_test_odds(lambda rng: take_damage(table, "a", 5, rng=rng))
     assert table.character("a").pv == 1
+
+
+@pytest.mark.parametrize("odd_zero", [False, True])
+@pytest.mark.parametrize("natural_extremes", [False, True])
+def test_r5_r6_the_passing_faces_counted_are_those_the_verdict_passes(odd_zero, natural_extremes):
+    # Every plan a roll can meet (bonus −12…12, difficulty −5…45): the count a rolled test
+    # keeps (R5, R6's odd faces at 0, the natural extremes) equals each face's own verdict.
+    for bonus in range(-12, 13):
+        for difficulty in range(-5, 46):
+            plan = CheckPlan(
+                key="a",
+                skill=None,
+                stat="VAI",
+                stat_value=bonus,
+                modifiers=(),
+                odd_zero=odd_zero,
+                difficulty=difficulty,
+                natural_extremes=natural_extremes,
+                rule_id="R5",
+            )
+            assert plan.passing_faces() == plan.faces_by_verdict(), (bonus, difficulty)
