@@ -72,7 +72,7 @@ class CheckPlan:
             count = max(0, 21 - lowest)
         if self.natural_extremes:  # R5: the 1 always fails, the 20 always passes
             count -= (0 if self.odd_zero else 1) >= need
-            count += 20 < need
+            count += need > 20
         return count
 
     def faces_by_verdict(self) -> int:

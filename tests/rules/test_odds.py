@@ -13,8 +13,8 @@ import pytest
 
 from rules.engine import (
     CannotSoften,
-    CheckPlan,
     CharacterDead,
+    CheckPlan,
     Condition,
     ConditionKind,
     Illness,
