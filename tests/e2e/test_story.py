@@ -30,7 +30,9 @@ def evening(campaign, pc, other_pc, gm):
     services.character_damage(character_id=pc.pk, actor=gm, amount=9, ignores_pa=True, dice=[3])
     clock(30)
     services.character_stabilise(character_id=pc.pk, actor=gm, healer_esp=4, dice=[18])
-    clock(2 * hour)
+    # Her first waking try succeeds (R13; a sequel on PUI, R14): awake before the night, whose
+    # rest gives her Flux back (R17), so each of her lines has a step.
+    services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=2 * hour, dice=[20, 2])
     services.condition_remove(character_id=other_pc.pk, actor=gm, kind="gene")
     clock(hour)
     services.party_night_rest(campaign_id=campaign.pk, actor=gm, hours=8)
