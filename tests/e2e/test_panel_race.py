@@ -21,7 +21,9 @@ SLOW_CANCEL = """
   XMLHttpRequest.prototype.send = function () {
     if (!this.__slow) return send.apply(this, arguments);
     const xhr = this, args = arguments;
-    window.setTimeout(() => { try { send.apply(xhr, args); } catch (e) { /* aborted meanwhile */ } }, 1500);
+    window.setTimeout(() => {
+      try { send.apply(xhr, args); } catch (e) { /* aborted meanwhile */ }
+    }, 1500);
   };
 })();
 """
