@@ -17,6 +17,7 @@ from tests.e2e.pages import (
     GM_VIEWPORT,
     NO_RELOAD,
     PHONE,
+    axe_violations,
     minus,
     open_gated_sheet,
     open_quiet_dashboard,
@@ -115,6 +116,8 @@ def test_damage_then_a_condition_on_four_selected_cards_then_undo_as_one(
         phone_pv(gm, character, pv)
     batch = {e.batch for e in AuditEntry.objects.filter(action="damage")}
     assert len(batch) == 1
+    # The boxes, the bar and its result, for a screen reader and a keyboard too.
+    assert axe_violations(gm) == []
     gm.screenshot(path=artifacts / f"multi-{mode}-damage.png", caret="initial")
 
     # The players' phones follow, live.
