@@ -257,7 +257,14 @@ def _after_group_action(request, membership, result):
         for line in lines:
             messages.info(request, line)
         return redirect("campaign", membership.campaign_id)
-    keys = dict.fromkeys(c.key for c in result.outcome.state.characters)
+    # Each character's outcome in the dashboard's order (selectors.characters_for_cards).
+    played = [int(c.key) for c in result.outcome.state.characters]
+    keys = [
+        str(pk)
+        for pk in Character.objects.filter(pk__in=played)
+        .order_by("kind", "name", "pk")
+        .values_list("pk", flat=True)
+    ]
     context = action_fragments(
         request,
         membership,
@@ -267,9 +274,7 @@ def _after_group_action(request, membership, result):
         lines=parts.group_lines(result.outcome),
         closed_panel=parts.GROUP,
     )
-    context["result"] = replace(
-        context["result"], group=parts.group_outcomes(result.outcome, list(keys))
-    )
+    context["result"] = replace(context["result"], group=parts.group_outcomes(result.outcome, keys))
     return render(request, "play/_action_result.html", context)
 
 

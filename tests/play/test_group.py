@@ -236,6 +236,8 @@ def test_r3_the_gms_post_answers_each_outcome_and_redraws_every_card(world, gm_c
     assert response.status_code == 200
     html = response.content.decode()
     assert html.count('data-testid="group-outcome"') == 2
+    # In the dashboard's order: the NPC first, then the player characters, by name.
+    assert html.index("Le Vicomte masque</strong>") < html.index("Isaure</strong>")
     assert "Isaure</strong>" in html and "Le Vicomte masque</strong>" in html
     assert "11 → <b>1</b>" in html  # Isaure: 12 − 2 PA
     assert "12 → <b>0</b>" in html  # the Vicomte: 12, no PA, then R10
@@ -325,3 +327,48 @@ def test_undo_from_the_group_bar_undoes_the_batch_as_one(world, gm_client):
     )
     assert undo.status_code == 200
     assert pv(world.pc, world.other_pc) == before
+
+
+def test_r5_a_test_for_several_rolls_each_with_their_own_statistic(
+    campaign, gm, pc, other_pc, server_dice
+):
+    """R5: one test (PUI, difficulty 12) for two characters: one D20 each, each with their
+    own PUI, each judged on its own."""
+    server_dice(10, 10)
+    result = group(gm, campaign, [pc, other_pc], "check", stat="PUI", difficulty=12)
+
+    checks = {c.character_key: c for c in result.outcome.checks}
+    assert set(checks) == {str(pc.pk), str(other_pc.pk)}
+    for character in (pc, other_pc):
+        check = checks[str(character.pk)]
+        assert check.rule_id == "R5"
+        assert check.total == 10 + character.stats["PUI"]
+    rolls = [e for e in result.entries if e.kind == EntryKind.ROLL]
+    assert {(e.rule_id, e.character_id) for e in rolls} == {("R5", pc.pk), ("R5", other_pc.pk)}
+    assert len({e.batch for e in result.entries}) == 1
+
+
+def test_r27_a_fall_for_several_rolls_each_ones_damage(campaign, gm, pc, npc, server_dice):
+    """R27: the whole party falls two storeys: each rolls their own damage, in one batch."""
+    server_dice(3, 4)
+    result = group(gm, campaign, [pc, npc], "fall", storeys=2)
+
+    falls = [r for r in result.outcome.rolls if r.rule_id == "R27"]
+    assert {r.character_key for r in falls} == {str(pc.pk), str(npc.pk)}
+    assert Character.objects.get(pk=pc.pk).pv < 11 and Character.objects.get(pk=npc.pk).pv < 12
+    assert len({e.batch for e in result.entries}) == 1
+
+
+def test_the_compact_dashboards_answer_redraws_rows(world, gm_client):
+    """R15: healing from the compact view's group bar redraws the ticked rows as rows."""
+    Character.objects.filter(pk=world.npc.pk).update(pv=5)
+    response = gm_client.post(
+        url(world.campaign, "heal"),
+        {"selected": [world.pc.pk, world.npc.pk], "amount": "1", "visibility": "everyone"},
+        **from_dashboard(world),
+        HTTP_X_DASHBOARD_VIEW="compact",
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'id="character-{world.pc.pk}"' in html
+    assert html.count('data-testid="row"') == 2 and 'data-testid="card"' not in html
