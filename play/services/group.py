@@ -62,8 +62,8 @@ def selection(campaign_id: int, character_ids: Iterable[int | str]) -> list[int]
     ids = sorted(set(ids))
     if not ids:
         raise BadSelection(
-            "Cochez au moins un personnage. Rien n’a été appliqué.",
-            "Tick at least one character. Nothing was applied.",
+            "Sélectionnez au moins un personnage. Rien n’a été appliqué.",
+            "Select at least one character. Nothing was applied.",
         )
     found = set(
         Character.objects.filter(campaign_id=campaign_id, pk__in=ids).values_list("pk", flat=True)

@@ -150,7 +150,7 @@ def test_r3_r20_undoing_the_batch_restores_every_character_as_one(
 @pytest.mark.parametrize(
     "ids, words",
     [
-        ([], "Cochez au moins un personnage"),
+        ([], "Sélectionnez au moins un personnage"),
         (["abc"], "n’existe pas"),
         (["٣"], "n’existe pas"),
         (["999999"], "n’est pas dans cette campagne"),
@@ -255,7 +255,7 @@ def test_an_empty_selection_is_a_400_with_its_french_message_in_the_panel(world,
         **from_dashboard(world),
     )
     assert response.status_code == 400
-    assert "Cochez au moins un personnage" in response.content.decode()
+    assert "Sélectionnez au moins un personnage" in response.content.decode()
     assert response["HX-Retarget"] == "#panel-group"
     assert db_state() == before
 
