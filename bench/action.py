@@ -10,7 +10,12 @@ token). The round trip is from sending the POST to having the whole answer, whic
 acted card's new HTML (`id="character-<id>"`, out of band) and its result. The floor is a bare
 POST behind the same middleware (session, user, CSRF) answering as many bytes, served by the
 same process (bench/floor/ adds its route). Median and p95 of REQUESTS each; the
-last line is the headline: the action's median over the floor's.
+headline is the action's median over the floor's.
+
+Then several targets at once: the group bar's Damage and Heal on four characters at a time
+(one POST with the four ticked, play/services/group.py), whose answer must hold the four
+cards; its median is printed beside the one target's, measured in the same run (the target:
+within 2x).
 """
 
 from __future__ import annotations
@@ -123,6 +128,33 @@ def run(port: int, campaign_id: int, ids: list[int], cookie: str, csrf: str) -> 
           f"{a_median * 1000:6.2f} ms, p95 {pct(actions, 95) * 1000:6.2f} ms")  # fmt: skip
     print(f"action round trip median at {CHARACTERS} characters: {a_median * 1000:.2f} ms, "
           f"{a_median / f_median:.1f}x the floor")  # fmt: skip
+    groups = four_targets(conn, dashboard, campaign_id, ids, cookie, csrf)
+    g_median = statistics.median(groups)
+    print(f"four targets at once (group bar): median {g_median * 1000:6.2f} ms, "
+          f"p95 {pct(groups, 95) * 1000:6.2f} ms")  # fmt: skip
+    print(f"four targets vs one target, same run: {g_median * 1000:.2f} ms vs "
+          f"{a_median * 1000:.2f} ms, {g_median / a_median:.2f}x (target: within 2x)")  # fmt: skip
+
+
+def four_targets(conn, dashboard, campaign_id, ids, cookie, csrf) -> list[float]:
+    """The group bar's Damage then Heal on four characters at a time, in turn (7 groups of
+    the first 28): every character is damaged, then healed back, so PV stays in range."""
+    groups = [ids[start : start + 4] for start in range(0, 28, 4)]
+    took_all = []
+    for i in range(REQUESTS + 10):
+        chosen = groups[i % len(groups)]
+        name = "damage" if (i // len(groups)) % 2 == 0 else "heal"
+        path = f"/c/{campaign_id}/group/{name}/"
+        body = "amount=1&visibility=everyone&" + "&".join(f"selected={pk}" for pk in chosen)
+        took, status, data = post(conn, path, cookie, csrf, body, dashboard)
+        assert status == 200, (path, status, data[:300])
+        for character in chosen:
+            card = re.search(rb'<article[^>]*id="character-%d"[^>]*hx-swap-oob' % character, data)
+            assert card, (character, data[:300])
+        assert data.count(b'data-testid="group-outcome"') == 4, data[:300]
+        if i >= 10:
+            took_all.append(took)
+    return took_all
 
 
 def main() -> int:

@@ -604,3 +604,74 @@ PARTY_ACTIONS = {
         Action("free_roll", _("Free roll"), FreeRollForm, services.free_roll),
     ]
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# Several targets at once: a character's action on the characters the GM ticked
+
+
+class GroupDamageForm(DamageForm):
+    """Damage on several characters: who rolls the Survie at 0 PV (R10) of those whose player
+    rolls their rules rolls (R34) is asked whoever is ticked; a non-player character's is
+    the server's all the same."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ask_players"] = WhoRollsField(
+            _("Survie at 0 PV (R10) of player characters rolled by")
+        )
+        self.fields["ask_players"].initial = (
+            "players" if self.campaign.players_roll_rules else "server"
+        )
+        self.order_fields(["amount", "ignores_pa", "cause", "ask_players", "visibility"])
+
+
+def group_form(form_class):
+    """A single target's form for several: the same fields and checks, without typed-in
+    dice (the server rolls for a group, R9)."""
+
+    class GroupForm(form_class):
+        rolls = False
+
+    GroupForm.__name__ = GroupForm.__qualname__ = f"Group{form_class.__name__}"
+    return GroupForm
+
+
+# Each service is `services.group_action`, with the action's name and the form's arguments.
+GROUP = services.group_action
+GROUP_ACTIONS = {
+    a.name: a
+    for a in [
+        Action(
+            "damage", _("Damage to the selected characters"), group_form(GroupDamageForm), GROUP
+        ),
+        Action("heal", _("Heal the selected characters"), group_form(AmountForm), GROUP),
+        Action(
+            "spend_flux", _("Flux lost by the selected characters"), group_form(AmountForm), GROUP
+        ),
+        Action(
+            "restore_flux",
+            _("Flux gained by the selected characters"),
+            group_form(AmountForm),
+            GROUP,
+        ),
+        Action(
+            "add_condition",
+            _("A condition for the selected characters"),
+            group_form(ConditionForm),
+            GROUP,
+        ),
+        Action("fall", _("The selected characters fall"), group_form(FallForm), GROUP),
+        Action("check", _("A test for the selected characters"), group_form(CheckForm), GROUP),
+    ]
+}
+# The group bar's buttons, in this order (templates/play/_group_bar.html).
+GROUP_BUTTONS = [
+    ("damage", _("Damage")),
+    ("heal", _("Heal")),
+    ("spend_flux", _("−Flux")),
+    ("restore_flux", _("+Flux")),
+    ("add_condition", _("Condition")),
+    ("fall", _("Fall")),
+    ("check", _("Test")),
+]

@@ -36,7 +36,10 @@ OWN_LIST, PARTY_LIST = "own-characters", "party-members"
 FIGHT_STRIP = "fight-strip"
 # The header in which the dashboard names the view it shows (cards or compact rows).
 VIEW_HEADER = "X-Dashboard-View"
-SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party|fight)$")
+SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party|fight|group)$")
+# The ticked characters' boxes, which a group action's form sends along (templates/play/
+# dashboard.html, static/group.js).
+GROUP_SELECTED = "#characters input[name=selected]:checked"
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class Slot:
 
 PARTY = Slot("party")
 FIGHT = Slot("fight")
+GROUP = Slot("group")  # the group bar's: an action on the ticked characters
 
 
 def slot_for(character) -> Slot:
@@ -120,6 +124,7 @@ class ActionPanel:
     odds: OddsText | None = None
     shares: list | None = None  # the hour rest's shares: (character, PV field, Flux field)
     focus_form: bool = False  # no field to focus (refused as a whole, or none to fill in)
+    include: str | None = None  # what else the form sends (a group's ticked characters)
 
 
 def action_panel(action, form, campaign, character, *, in_panel: bool) -> ActionPanel:
@@ -165,6 +170,74 @@ def action_panel(action, form, campaign, character, *, in_panel: bool) -> Action
     )
 
 
+def group_panel(action, form, campaign, *, in_panel: bool) -> ActionPanel:
+    """A group action's form (several targets at once), in the group bar: it posts the ticked
+    characters along with its fields, and its result and refusals go to the bar."""
+    panel = action_panel(action, form, campaign, None, in_panel=in_panel)
+    return replace(
+        panel,
+        url=reverse("group_action", args=[campaign.pk, action.name]),
+        slot=GROUP,
+        forecast_url=None,
+        include=GROUP_SELECTED,
+    )
+
+
+@dataclass(frozen=True)
+class GroupOutcome:
+    """What a group action did to one of its characters, for the result's list."""
+
+    pk: int
+    name: str
+    pv: tuple[int, int]  # before, after
+    flux: tuple[int, int]
+    lines: tuple[str, ...]
+
+    @property
+    def pv_changed(self) -> bool:
+        return self.pv[0] != self.pv[1]
+
+    @property
+    def flux_changed(self) -> bool:
+        return self.flux[0] != self.flux[1]
+
+
+def group_lines(outcome) -> tuple[str, ...]:
+    """A group action's lines about no character in particular (each character's go with
+    their outcome, `group_outcomes`)."""
+    lang = current_language()
+    return tuple(
+        f"{line.rule_id} · {getattr(line, lang)}"
+        for line in outcome.lines
+        if line.character_key is None
+    )
+
+
+def group_outcomes(outcome, keys) -> tuple[GroupOutcome, ...]:
+    """Each character's outcome of a group action, in the order they were played: PV and
+    Flux before and after, and the lines about them (their rolls, their Survie, R34's
+    request…), without their name in front, which the list says once."""
+    lang = current_language()
+    shown = []
+    for key in keys:
+        character = outcome.state.character(key)
+        values = {}
+        for field_name in ("pv", "flux"):
+            changes = [
+                c for c in outcome.changes if c.character_key == key and c.field == field_name
+            ]
+            after = getattr(character, field_name)
+            values[field_name] = (changes[0].before if changes else after, after)
+        prefix = f"{character.label} — "
+        lines = tuple(
+            f"{line.rule_id} · {getattr(line, lang).removeprefix(prefix)}"
+            for line in outcome.lines
+            if line.character_key == key
+        )
+        shown.append(GroupOutcome(int(key), character.label, values["pv"], values["flux"], lines))
+    return tuple(shown)
+
+
 @dataclass(frozen=True)
 class ActionResult:
     """What an action (or an undo) did, shown in its slot, with an Undo for its changes."""
@@ -176,6 +249,8 @@ class ActionResult:
     sealed: tuple[tuple[int, str], ...] = ()
     # The question its Undo asks first when it undoes much at once (static/confirm.js).
     undo_confirm: str | None = None
+    # A group action's: each character's outcome (GroupOutcome), listed instead of `lines`.
+    group: tuple = ()
 
 
 def action_result(campaign, entries, lines, slot: Slot) -> ActionResult:

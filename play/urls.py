@@ -152,6 +152,8 @@ urlpatterns = [
         name="proposal_withdraw",
     ),
     path("c/<int:campaign_id>/party/<slug:action>/", views.party_action, name="party_action"),
+    # Several targets at once: the ticked characters (play/services/group.py).
+    path("c/<int:campaign_id>/group/<slug:action>/", views.group_action, name="group_action"),
     path(
         "c/<int:campaign_id>/party/<slug:action>/forecast/",
         views.party_forecast,

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -16,7 +18,7 @@ from characters.models import Character
 from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
 from play import parts, player, selectors, services
-from play.actions import ACTIONS, PARTY_ACTIONS, CheckForm
+from play.actions import ACTIONS, GROUP_ACTIONS, PARTY_ACTIONS, CheckForm
 from play.cards import CARDS, shown_view
 from play.forms import CharacterForm
 from rules.engine import DiceScriptExhausted, RuleError
@@ -205,6 +207,75 @@ def _after_action(request, membership, result, character=None):
     for line in explanation(result.outcome):
         messages.info(request, line)
     return redirect("campaign", membership.campaign_id)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def group_action(request, campaign_id, action):
+    """Several targets at once: GET, the action's form in the group bar; POST, the action on
+    every ticked character (`selected`, each checked to be the campaign's), each with their
+    own rules, in one batch (play/services/group.py). An empty or bad selection, the form's
+    errors and the rules' refusals come back as a 400 in the bar's panel: nothing is written."""
+    membership = get_gm_membership(request, campaign_id)
+    spec = GROUP_ACTIONS.get(action)
+    if spec is None:
+        raise Http404
+    campaign = membership.campaign
+    form = spec.form(request.POST or None, campaign=campaign)
+    in_panel = bool(request.htmx)
+    context = {"campaign": campaign, "membership": membership, "form": form, "action": spec}
+    context["character"] = None
+    context["panel"] = parts.group_panel(spec, form, campaign, in_panel=in_panel)
+    if request.method != "POST":
+        return render_action_form(request, context)
+    if form.is_valid():
+        arguments = form.service_arguments()
+        visibility = arguments.pop("visibility", None)
+        ask_players = arguments.pop("ask_players", None)
+        try:
+            result = spec.service(
+                campaign_id=campaign.pk,
+                actor=request.user,
+                character_ids=request.POST.getlist("selected"),
+                action=spec.name,
+                visibility=visibility,
+                ask_players=ask_players,
+                arguments=arguments,
+            )
+        except RuleError as error:
+            form.add_error(None, rule_message(error))
+        else:
+            return _after_group_action(request, membership, result)
+    # Refused: the panel again, its first message focused (`group_panel` reads the errors).
+    context["panel"] = parts.group_panel(spec, form, campaign, in_panel=in_panel)
+    return render_action_form(request, context, status=400)
+
+
+def _after_group_action(request, membership, result):
+    lines = explanation(result.outcome)
+    if not request.htmx:
+        for line in lines:
+            messages.info(request, line)
+        return redirect("campaign", membership.campaign_id)
+    # Each character's outcome in the dashboard's order (selectors.characters_for_cards).
+    played = [int(c.key) for c in result.outcome.state.characters]
+    keys = [
+        str(pk)
+        for pk in Character.objects.filter(pk__in=played)
+        .order_by("kind", "name", "pk")
+        .values_list("pk", flat=True)
+    ]
+    context = action_fragments(
+        request,
+        membership,
+        result,
+        slot=parts.GROUP,
+        # The lines about nobody in particular; each character's are in their own outcome.
+        lines=parts.group_lines(result.outcome),
+        closed_panel=parts.GROUP,
+    )
+    context["result"] = replace(context["result"], group=parts.group_outcomes(result.outcome, keys))
+    return render(request, "play/_action_result.html", context)
 
 
 @login_required

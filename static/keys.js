@@ -6,6 +6,7 @@
 //   r, c           the test panel, the condition panel (htmx focuses their first field)
 //   u              undo the last change (the Undo beside the last result)
 //   t              next turn, when a fight runs
+//   x              tick or untick the character for a group action (static/group.js)
 //   ?              the list of shortcuts (#keys-help, a <dialog>, worded in the template)
 //   Escape         closes the open panel; focus goes back to what opened it
 // No shortcut fires while a field has the focus, except Escape and Enter in the amount field
@@ -27,6 +28,9 @@
     announcer.textContent = "";
     window.setTimeout(function () { announcer.textContent = text; }, 50);
   }
+
+  // Other scripts of the page say things the same way (static/group.js).
+  document.addEventListener("keys:say", function (event) { say(event.detail); });
 
   function slots() {
     return Array.prototype.slice.call(document.querySelectorAll(SLOT));
@@ -257,6 +261,9 @@
     else if (slot && QUICK[key]) quick(slot, QUICK[key]);
     else if (slot && PANELS[key]) openPanel(slot, PANELS[key]);
     else if (slot && key === "u") undo(slot);
+    else if (slot && key === "x") {
+      document.dispatchEvent(new CustomEvent("group:toggle", { detail: { slot: slot } }));
+    }
     else handled = false;
     if (handled) event.preventDefault();
   });

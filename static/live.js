@@ -34,7 +34,7 @@
     var result = el.matches("[data-focus-quietly]") ? el : el.querySelector("[data-focus-quietly]");
     if (!result) return;
     result.focus({ preventScroll: true });
-    if (!result.closest(".card-slot, .row-slot")) result.scrollIntoView({ block: "nearest" });
+    if (!result.closest(".card-slot, .row-slot, .group-bar")) result.scrollIntoView({ block: "nearest" });
   });
   // The card whose action was posted stays where it was on screen too, although the answer empties the
   // other results (one at a time) and may reshape the cards above or beside it: the page

@@ -531,6 +531,14 @@ ROUTES = [
         GM_ONLY,
         data=lambda w: {"visibility": "everyone"},
     ),
+    # Several targets at once (play/services/group.py): the GM's alone, like one target's.
+    Route(
+        "group_action",
+        ("get", "post"),
+        _c("group_action", "heal"),
+        GM_ONLY,
+        data=lambda w: {"amount": "1", "visibility": "everyone", "selected": [w.pc.pk, w.npc.pk]},
+    ),
     # play/urls.py: the fight (R33); the world's fight is running (see `world` below)
     Route(
         "fight_start",

@@ -4,8 +4,9 @@ A service is named `<thing>_<verb>`, takes keyword-only arguments and returns a 
 hands an engine operation to the one runner (`runner.run`), which writes the new state and its
 audit entries in one transaction. The modules are by thing: runner (the table, the run, a
 `Roll` and its odds), asking (R34's requests), entries (the audit drafts), character,
-illness, party (clock, scene, rests), fight, sheet, undo, settings (campaign settings and
-membership), catalogue (the services by name). This package re-exports the public API.
+group (one action on several characters), illness, party (clock, scene, rests), fight,
+sheet, undo, settings (campaign settings and membership), catalogue (the services by name).
+This package re-exports the public API.
 
 `dice` is what a person typed in from physical dice (R9), or None for a server roll.
 `visibility` is who sees the entries ("everyone" or "gm"), None for the campaign's default.
@@ -46,6 +47,7 @@ from play.services.fight import (
     fight_start,
 )
 from play.services.free_roll import free_roll
+from play.services.group import GROUP_ROLLS, BadSelection, group_action
 from play.services.illness import character_fall_ill
 from play.services.party import (
     FORECASTS,
@@ -85,6 +87,7 @@ from play.services.undo import NothingToUndo, NotUndoable, UndoConflict, UndoPro
 __all__ = [
     "CAMPAIGN_SERVICES",
     "FORECASTS",
+    "GROUP_ROLLS",
     "REQUEST_FIELD",
     "REQUEST_LABELS",
     "REQUEST_ROLLS",
@@ -92,6 +95,7 @@ __all__ = [
     "SERVICES",
     "SETTING_PREFIX",
     "SHEET_RULES",
+    "BadSelection",
     "ClockWaits",
     "Drafts",
     "NotUndoable",
@@ -136,6 +140,7 @@ __all__ = [
     "flux_spend_roll",
     "free_roll",
     "gm_modifiers",
+    "group_action",
     "hour_rest_share",
     "locked_rows",
     "membership_end",

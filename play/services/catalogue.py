@@ -33,6 +33,7 @@ from play.services.fight import (
     fight_spend,
     fight_start,
 )
+from play.services.group import group_action
 from play.services.illness import character_fall_ill
 from play.services.party import (
     clock_advance,
@@ -72,6 +73,7 @@ SERVICES = (
     character_wake,
     coma_end,
     character_revive,
+    group_action,
     clock_advance,
     scene_end,
     party_night_rest,

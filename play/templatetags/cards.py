@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from journal.texts import game_time as game_time_text
 from journal.texts import in_language
 from play import parts
-from play.actions import PARTY_ACTIONS
+from play.actions import GROUP_BUTTONS, PARTY_ACTIONS
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input
 from rules.engine.text import MINUS, on_moment, without_rule_ids
 
@@ -33,6 +33,12 @@ def clock_questions(campaign, characters=None):
 def party_links():
     """The party bar's links; the clock's quick buttons sit beside them."""
     return [(name, action.label) for name, action in PARTY_ACTIONS.items()]
+
+
+@register.simple_tag
+def group_buttons():
+    """The group bar's buttons: the actions several ticked characters may take at once."""
+    return GROUP_BUTTONS
 
 
 @register.filter

@@ -69,7 +69,8 @@ The sheet set by hand (R1, R10, R15, R26)
     through damage ignoring PA, healing, Flux spent or restored; bring_down(campaign, key,
     field, target): R1, a value above its lowered maximum; by_hand(campaign, changes, lines):
     the GM's own changes replayed; Steps(campaign): outcomes in a row (then, by_hand, keep)
-    joined by .outcome()
+    joined by .outcome(); each(campaign, keys, step): step(state, key) for each character in
+    turn, joined as one outcome (a refusal names the character and refuses all)
 Forecasts (R32 before the clock moves: what it would roll, exact odds, nothing sampled)
     forecast_clock(campaign, *, minutes | to_morning), forecast_night(campaign, *, hours, keys,
     poor_quality, clinic_keys), forecast_hour_rest(campaign, *, gm_override) -> tuple of
@@ -176,7 +177,7 @@ from .rest import (
 )
 from .results import Change, CheckPlan, CheckResult, Line, Modifier, Odds
 from .resume import lapse_roll, resume_clock, rules_roll_due
-from .sheet import Steps, bring_down, by_hand, set_resource
+from .sheet import Steps, bring_down, by_hand, each, set_resource
 from .state import (
     CAUSE_DEATHS_DOOR,
     CAUSE_FIGHT,
@@ -294,6 +295,7 @@ __all__ = [
     "clinic_night",
     "deaths_door_test",
     "describe_condition",
+    "each",
     "effective",
     "end_fight",
     "end_scene",

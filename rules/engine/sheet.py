@@ -1,5 +1,5 @@
 """The sheet set by hand: PV and Flux moved through the rules they trigger (R1, R10, R15, R26),
-and several outcomes strung together as one.
+several outcomes strung together as one, and one action on several characters (`each`).
 
 A GM who writes a new number on the sheet does not skip the rules: PV set lower are damage
 that ignores PA (R10's Survie test at 0), PV set higher are healing (R15), Flux set to 0 makes
@@ -8,9 +8,10 @@ the character Exténué (R26), and a maximum lowered below the current value bri
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .dice import DiceSource
+from .errors import RuleError
 from .health import heal, restore_flux, spend_flux, take_damage
 from .outcome import Outcome, replay
 from .results import Change, Line
@@ -119,4 +120,30 @@ class Steps:
             rules=tuple(dict.fromkeys(joined("rules"))),
             lines=joined("lines"),
             events=joined("events"),
+            due=joined("due"),
         )
+
+
+def each(
+    state: CampaignState, keys: Iterable[str], step: Callable[[CampaignState, str], Outcome]
+) -> Outcome:
+    """One action on several characters (an explosion, a fall into a pit, a condition for every
+    guard): `step(state, key)` for each key in turn, each on the state the previous left, so
+    that each character gets their own rules (R10 for one who falls to 0, R26 for one whose
+    Flux runs out, R34 for one whose player rolls), joined into one outcome. A refusal for one
+    of them refuses the whole action, naming the character: nothing is applied."""
+    steps = Steps(state)
+    for key in keys:
+        label = steps.state.character(key).label
+        try:
+            steps.then(step(steps.state, key))
+        except RuleError as error:
+            # The character is named once: a refusal that names them already is kept as it is.
+            named = label in error.message_fr
+            refused = type(error)(
+                f"{'' if named else f'{label} : '}{error.message_fr} Rien n’a été appliqué.",
+                f"{'' if named else f'{label}: '}{error.message_en} Nothing was applied.",
+                rule_id=error.rule_id,
+            )
+            raise refused from error
+    return steps.outcome()

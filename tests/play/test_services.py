@@ -184,6 +184,14 @@ CASES = {
     "character_revive": Case(
         lambda w: {"character_id": w.pc.pk, "pv": 3}, lambda w: put(w.pc, pv=-5, vital="dead")
     ),
+    "group_action": Case(
+        lambda w: {
+            "campaign_id": w.campaign.pk,
+            "character_ids": [w.pc.pk, w.other_pc.pk],
+            "action": "damage",
+            "arguments": {"amount": 7, "cause": "l’explosion"},
+        }
+    ),
     "clock_advance": Case(
         lambda w: {"campaign_id": w.campaign.pk, "minutes": 60, "dice": [10]}, _coma
     ),

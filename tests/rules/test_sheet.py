@@ -121,3 +121,47 @@ def test_steps_with_nothing_done_leave_the_state_as_it_was():
     steps.by_hand([Change("a", "pa", 0, 0, "R3", EVENING, True)])
     outcome = steps.outcome()
     assert outcome.state == state and outcome.changes == () and outcome.rules == ()
+
+
+def test_r10_r26_each_character_of_one_action_gets_their_own_rules():
+    """R10, R26, R34: `each` plays the action on every character in turn, each on the state
+    the previous one left; one falls to 0 PV and rolls their own Survie, one whose player
+    rolls (R34) has it left as due, the third only loses PV; one outcome holds it all."""
+    from rules.engine import each, take_damage
+
+    state = campaign(hero("a", pv=4), hero("b", pv=4), hero("c", pv=20, pv_max=20))
+    outcome = each(
+        state,
+        ["a", "b", "c"],
+        lambda s, key: take_damage(s, key, 6, rng=ScriptedDice([15]), defer={"b"}),
+    )
+    assert replay_ok(state, outcome)
+    assert [c.pv for c in outcome.state.characters] == [-2, -2, 14]
+    (survie,) = outcome.checks
+    assert (survie.rule_id, survie.character_key, survie.success) == ("R10", "a", True)
+    assert [(d.key, d.kind, d.rule_id) for d in outcome.due] == [("b", "deaths_door", "R10")]
+    assert "R10" in outcome.rules and "R34" in outcome.rules
+
+
+def test_r26_a_refusal_for_one_character_refuses_all_and_names_them_once():
+    """R26: Flux spent beyond what one has is refused for the whole action, naming who."""
+    import pytest
+
+    from rules.engine import NotEnoughFlux, RuleError, each, spend_flux
+
+    state = campaign(hero("a"), hero("b", flux=1))
+    with pytest.raises(NotEnoughFlux) as refused:
+        each(state, ["a", "b"], lambda s, key: spend_flux(s, key, 3))
+    assert refused.value.message_fr.count("B") == 1
+    assert refused.value.message_fr.endswith("Rien n’a été appliqué.")
+    # A refusal that does not name the character is said with their name first.
+    with pytest.raises(RuleError) as refused:
+        each(state, ["a", "b"], lambda s, key: spend_flux(s, key, -1))
+    assert refused.value.message_fr.startswith("Aldo : ")
+    assert refused.value.message_en.startswith("Aldo: ")
+
+
+def replay_ok(state, outcome):
+    from rules.engine import replay
+
+    return replay(state, outcome.changes) == outcome.state
