@@ -40,6 +40,8 @@ from play.services.character import (
 )
 from play.services.fight import (
     fight_end,
+    fight_join,
+    fight_leave,
     fight_next_turn,
     fight_set_order,
     fight_spend,
@@ -127,6 +129,8 @@ __all__ = [
     "dice_source",
     "entry_undo",
     "fight_end",
+    "fight_join",
+    "fight_leave",
     "fight_next_turn",
     "fight_set_order",
     "fight_spend",
