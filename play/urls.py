@@ -160,6 +160,7 @@ urlpatterns = [
     path("c/<int:campaign_id>/fight/start/", fight_views.fight_start, name="fight_start"),
     path("c/<int:campaign_id>/fight/next/", fight_views.fight_next_turn, name="fight_next_turn"),
     path("c/<int:campaign_id>/fight/end/", fight_views.fight_end, name="fight_end"),
+    path("c/<int:campaign_id>/fight/join/", fight_views.fight_join, name="fight_join"),
     path(
         "c/<int:campaign_id>/fight/<int:character_id>/move/<slug:direction>/",
         fight_views.fight_move,

@@ -544,6 +544,15 @@ ROUTES = [
     Route("fight_next_turn", ("post",), _c("fight_next_turn"), GM_ONLY),
     Route("fight_end", ("post",), _c("fight_end"), GM_ONLY),
     Route("fight_move", ("post",), _c("fight_move", "pc", "down"), GM_ONLY),
+    Route(
+        "fight_join",
+        ("post",),
+        _c("fight_join"),
+        GM_ONLY,
+        data=lambda w: {"character": w.pc.pk},
+        # No fight runs in the table's world: the GM is told so.
+        ok={"post": Answer(400, "play/dashboard.html")},
+    ),
     # R9: the owner spends their own character's actions when the campaign lets players roll.
     Route("fight_spend", ("post",), _c("fight_spend", "pc", "action"), OWNER),
     # play/urls.py: rolls asked of players (R34); the world's pc awaits one (see `world`)
