@@ -404,6 +404,20 @@ def down_state(state: engine.CharacterState, *, asked: bool, lang: int) -> tuple
     return "", engine_text.vital_text(state.vital, state.gender)[lang]
 
 
+def down_first(rows, campaign: Campaign) -> list[Character]:
+    """The dashboard's « À terre en premier »: the characters down (`down_state`: dead, in a
+    coma, stabilised, on borrowed time, or at 0 PV or less) before the others, each group in
+    the order it came in."""
+    rows = list(rows)
+    down = [
+        bool(down_state(character_state(row, campaign.stats), asked=False, lang=0)[0])
+        for row in rows
+    ]
+    return [row for row, is_down in zip(rows, down, strict=True) if is_down] + [
+        row for row, is_down in zip(rows, down, strict=True) if not is_down
+    ]
+
+
 def card_for(character: Character, campaign: Campaign) -> Card:
     lang = 1 if get_language() == "en" else 0
     ruleset = ruleset_for(campaign)
