@@ -48,6 +48,17 @@ urlpatterns = [
         name="screen_link_part",
     ),
     path("c/<int:campaign_id>/off-table/", screen_views.off_table, name="off_table"),
+    path("c/<int:campaign_id>/templates/", screen_views.npc_templates, name="npc_templates"),
+    path(
+        "c/<int:campaign_id>/templates/<int:template_id>/spawn/",
+        screen_views.npc_template_spawn_view,
+        name="npc_template_spawn",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/template/",
+        screen_views.npc_template_save_view,
+        name="npc_template_save",
+    ),
     path(
         "c/<int:campaign_id>/characters/<int:character_id>/duplicate/",
         screen_views.character_duplicate_view,
