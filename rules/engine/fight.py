@@ -352,8 +352,10 @@ def leave_fight(
 ) -> Outcome:
     """R33: `key` leaves the running fight (fled, out of the story); the others keep their
     turns had and to come. When it was its turn, the turn passes to the next who has not had
-    it this round, as `set_order` says. The last combatant cannot leave: the GM ends the
-    fight instead."""
+    it this round; when everyone else has had theirs, the next round begins at once, unless
+    rounds move the clock (`Ruleset.round_seconds`): then the turn stays with the last in the
+    order until « Tour suivant » ends the round, as `set_order` does. The last combatant
+    cannot leave: the GM ends the fight instead."""
     fight = _require_fight(campaign)
     character = campaign.character(key)
     if key not in fight.order:
@@ -367,6 +369,14 @@ def leave_fight(
             f"{character.label} is alone in the fight: end the fight instead.",
         )
     order = tuple(other for other in fight.order if other != key)
+    last_turn = key == fight.current and not fight.waiting
+    if last_turn and ruleset.round_seconds == 0:
+        # The round's last turn fled: the next turn is the next round's first, at once (a
+        # round that moves the clock ends by « Tour suivant », which rolls what falls due).
+        draft = _reorder(campaign, order, ruleset, announce=False)
+        _say(draft, "R33", f"Fin de la manche {fight.round}", f"End of round {fight.round}")
+        new_round(draft, NEW_ROUND)
+        return draft.outcome()
     return _reorder(campaign, order, ruleset).outcome()
 
 
@@ -377,6 +387,7 @@ def _reorder(
     *,
     played: tuple[str, ...] = (),
     joined: tuple[int, tuple[str, str]] | None = None,
+    announce: bool = True,
 ) -> Draft:
     """The fight in `order` (see `set_order`). `played`: newcomers counted as having had
     their turn this round; `joined`: the newcomer's place and when its turn comes, said in
@@ -438,7 +449,7 @@ def _reorder(
         surprised=tuple(key for key in fight.surprised if key in order),
     )
     draft.set_campaign("fight", new, "R33")
-    if new.current != current:
+    if announce and new.current != current:
         _announce_turn(draft, new)
     return draft
 

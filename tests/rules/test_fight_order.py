@@ -214,3 +214,35 @@ def test_r33_join_and_leave_keep_the_order_and_turn_through_json():
     fight = state.fight
     assert Fight.from_json(fight.to_json()) == fight
     assert fight.current == "gobelin" and fight.order == ("dame", "aria", "gobelin")
+
+
+def test_r33_the_last_turn_of_a_round_fleeing_starts_the_next_round_with_fresh_budgets():
+    from rules.engine import spend
+
+    state = start(four(), ("aria", "brann", "gobelin"), surprised=("aria",)).state
+    state = spend(state, "brann", "action").state
+    state = turn(turn(state).state).state  # Gobelin's turn, the last of round 1
+    outcome = checked(state, leave_fight(state, "gobelin"))
+    fight = outcome.state.fight
+    assert (fight.round, fight.current, fight.done) == (2, "aria", ())
+    assert budgets(outcome.state) == {"aria": (2, 1), "brann": (2, 1)}
+    lines = outcome.explanation_lines("fr")
+    assert lines[:3] == (
+        "R33 · Ordre du combat : Aria, Brann",
+        "R33 · Gobelin quitte le combat",
+        "R33 · Fin de la manche 1",
+    )
+    assert "R33 · Au tour de : Aria" in lines and "R33 · Au tour de : Brann" not in lines
+    assert "R25 · Aria — n’est plus Surpris·e" in lines  # round 1's end, as a turn would
+
+
+def test_r33_when_rounds_move_the_clock_the_last_turn_fleeing_leaves_the_round_to_end():
+    from dataclasses import replace
+
+    from rules.engine import DEFAULT_RULESET
+
+    ruleset = replace(DEFAULT_RULESET, round_seconds=6)
+    state = start(four(), ("aria", "brann", "gobelin")).state
+    state = turn(turn(state).state).state  # Gobelin's turn, the last of round 1
+    fight = leave_fight(state, "gobelin", ruleset=ruleset).state.fight
+    assert (fight.round, fight.current) == (1, "brann")  # « Tour suivant » ends the round
