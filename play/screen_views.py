@@ -29,6 +29,7 @@ from play.services.table import (
     TableError,
     character_duplicate,
     character_in_play_set,
+    npc_template_delete,
     npc_template_save,
     npc_template_spawn,
     screen_link_create,
@@ -295,3 +296,14 @@ def npc_template_spawn_view(request, campaign_id, template_id):
     return _templates_page(
         request, membership, error_for=template.pk, error=error, count=count, status=400
     )
+
+
+@login_required
+@require_POST
+def npc_template_delete_view(request, campaign_id, template_id):
+    """The template forgotten; the NPCs spawned from it stay on the table."""
+    membership = get_gm_membership(request, campaign_id)
+    template = get_object_or_404(NpcTemplate, pk=template_id, campaign_id=membership.campaign_id)
+    npc_template_delete(template_id=template.pk, actor=request.user)
+    messages.success(request, _("Template « %(name)s » deleted.") % {"name": template.name})
+    return redirect("npc_templates", campaign_id)

@@ -55,6 +55,11 @@ urlpatterns = [
         name="npc_template_spawn",
     ),
     path(
+        "c/<int:campaign_id>/templates/<int:template_id>/delete/",
+        screen_views.npc_template_delete_view,
+        name="npc_template_delete",
+    ),
+    path(
         "c/<int:campaign_id>/characters/<int:character_id>/template/",
         screen_views.npc_template_save_view,
         name="npc_template_save",

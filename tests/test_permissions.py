@@ -502,6 +502,7 @@ ROUTES = [
     ),
     Route("npc_templates", ("get",), _c("npc_templates"), GM_ONLY),
     Route("npc_template_save", ("post",), _c("npc_template_save", "npc"), GM_ONLY),
+    Route("npc_template_delete", ("post",), _c("npc_template_delete", "template"), GM_ONLY),
     Route(
         "npc_template_spawn",
         ("post",),

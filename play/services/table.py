@@ -190,6 +190,25 @@ def npc_template_save(*, character_id: int, actor) -> NpcTemplate:
         return template
 
 
+def npc_template_delete(*, template_id: int, actor) -> None:
+    """The template forgotten (the NPCs spawned from it stay), logged for the GM."""
+    with transaction.atomic():
+        campaign_id = NpcTemplate.objects.values_list("campaign_id", flat=True).get(pk=template_id)
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        template = NpcTemplate.objects.get(pk=template_id)
+        name = template.name
+        template.delete()
+        _log_campaign(
+            campaign,
+            actor,
+            "npc_template",
+            NPC_TEMPLATE_FIELD,
+            "",
+            f"Modèle de PNJ supprimé : {name}",
+            f"NPC template deleted: {name}",
+        )
+
+
 def npc_template_spawn(*, template_id: int, actor, count: int) -> Result:
     """`count` new NPCs from a template, numbered after the highest number the campaign has
     for its name (« Garde 1 » … « Garde N »), through the same creation as duplication:

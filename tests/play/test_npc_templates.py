@@ -8,7 +8,12 @@ from django.urls import reverse
 
 from characters.models import Character, NpcTemplate
 from journal.models import AuditEntry
-from play.services.table import TableError, npc_template_save, npc_template_spawn
+from play.services.table import (
+    TableError,
+    npc_template_delete,
+    npc_template_save,
+    npc_template_spawn,
+)
 from tests.helpers import db_state
 
 
@@ -139,3 +144,22 @@ def test_players_cannot_save_list_or_spawn(campaign, gm, player_client, guard):
     spawn = reverse("npc_template_spawn", args=[campaign.pk, template.pk])
     assert player_client.post(spawn, {"count": "1"}).status_code == 403
     assert db_state() == before
+
+
+def test_a_deleted_template_is_gone_and_its_npcs_stay(
+    campaign, gm, gm_client, player_client, guard
+):
+    template = npc_template_save(character_id=guard.pk, actor=gm)
+    npc_template_spawn(template_id=template.pk, actor=gm, count=2)
+    url = reverse("npc_template_delete", args=[campaign.pk, template.pk])
+    assert player_client.post(url).status_code == 403
+    response = gm_client.post(url)
+    assert response.status_code == 302
+    assert "Modèle « Garde » supprimé." in gm_client.get(response["Location"]).content.decode()
+    assert not NpcTemplate.objects.filter(pk=template.pk).exists()
+    assert Character.objects.filter(campaign=campaign, name__in=["Garde 4", "Garde 5"]).count() == 2
+    entry = AuditEntry.objects.filter(campaign=campaign, action="npc_template").latest("id")
+    assert (entry.text_fr, entry.visibility) == ("Modèle de PNJ supprimé : Garde", "gm")
+    assert gm_client.post(url).status_code == 404
+    with pytest.raises(NpcTemplate.DoesNotExist):
+        npc_template_delete(template_id=template.pk, actor=gm)
