@@ -236,3 +236,42 @@ class Illness(models.Model):
 
     def __str__(self):
         return f"{self.get_severity_display()} ({self.days_left})"
+
+
+class NpcTemplate(models.Model):
+    """An NPC's stat block saved once for a campaign (« Enregistrer comme modèle »), spawned
+    in numbers: each copy a new NPC, numbered, at full PV and Flux (play/services/table.py
+    npc_template_spawn). Saving a character's block again under the same name replaces it."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="npc_templates")
+    name = models.CharField(_("name"), max_length=80)
+    stats = models.JSONField(_("statistics"), default=dict)
+    pv_max = models.PositiveSmallIntegerField(
+        _("max PV"), validators=[MinValueValidator(1), MaxValueValidator(RESOURCE_MAX)]
+    )
+    flux_max = models.PositiveSmallIntegerField(
+        _("max Flux"), validators=[MaxValueValidator(RESOURCE_MAX)]
+    )
+    pa = models.PositiveSmallIntegerField(
+        _("PA (armour)"), default=0, validators=[MaxValueValidator(99)]
+    )
+    actions = models.PositiveSmallIntegerField(
+        _("actions per turn"), default=2, validators=[MaxValueValidator(10)]
+    )
+    reflexes = models.PositiveSmallIntegerField(
+        _("reflexes per turn"), default=1, validators=[MaxValueValidator(10)]
+    )
+    public_notes = models.TextField(_("public notes"), blank=True, max_length=5000)
+    gm_notes = models.TextField(_("GM-only notes"), blank=True, max_length=5000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("NPC template")
+        verbose_name_plural = _("NPC templates")
+        ordering = ("name", "pk")
+        constraints = [
+            models.UniqueConstraint(fields=("campaign", "name"), name="one_template_per_name")
+        ]
+
+    def __str__(self):
+        return self.name

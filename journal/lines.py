@@ -44,6 +44,8 @@ ACTION_LABELS = {
     "fight_start": ("Début du combat", "The fight begins"),
     "fight_end": ("Fin du combat", "The fight ends"),
     "fight_set_order": ("Ordre du combat", "Fight order"),
+    "fight_join": ("Arrivée dans le combat", "Joins the fight"),
+    "fight_leave": ("Départ du combat", "Leaves the fight"),
     "fight_spend": ("Combat", "Fight"),
     "fight_next_turn": ("Tour suivant", "Next turn"),
     "proposal": ("Proposition", "Proposal"),

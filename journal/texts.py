@@ -317,6 +317,21 @@ def _fight_text(before, after, names: dict[str, str]) -> tuple[str, str]:
             f"Fin de la manche {before.round} ; manche {after.round}, {turn[0]}",
             f"End of round {before.round}; round {after.round}, {turn[1]}",
         )
+    joined = [key for key in after.order if key not in before.order]
+    left = [key for key in before.order if key not in after.order]
+    if len(joined) + len(left) == 1:
+        # R33: one arrives (reinforcements) or leaves (fled): said first, then the order.
+        if joined:
+            key = joined[0]
+            place = after.order.index(key) + 1
+            fr = f"{name(key)} rejoint le combat (place {place})"
+            en = f"{name(key)} joins the fight (place {place})"
+        else:
+            fr, en = f"{name(left[0])} quitte le combat", f"{name(left[0])} leaves the fight"
+        return (
+            f"{fr} ; ordre : {order} ; manche {after.round}, {turn[0]}",
+            f"{en}; order: {order}; round {after.round}, {turn[1]}",
+        )
     if after.order != before.order:
         return (
             f"Ordre du combat : {order} ; manche {after.round}, {turn[0]}",

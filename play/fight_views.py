@@ -235,11 +235,20 @@ def fight_move(request, campaign_id, character_id, direction):
         return _refused(request, membership, message)
     index = order.index(character.pk)
     if direction == "out":
-        order.pop(index)
-        if not order:
+        if len(order) == 1:
             return _refused(
                 request, membership, _("A fight has at least one character: end it instead.")
             )
+        return _attempt(
+            request,
+            membership,
+            lambda: services.fight_leave(
+                campaign_id=campaign_id,
+                actor=request.user,
+                character_id=character.pk,
+                visibility=FIGHT_VISIBILITY,
+            ),
+        )
     else:
         other = index - 1 if direction == "up" else index + 1
         if not 0 <= other < len(order):
@@ -258,6 +267,60 @@ def fight_move(request, campaign_id, character_id, direction):
             campaign_id=campaign_id,
             actor=request.user,
             character_ids=order,
+            visibility=FIGHT_VISIBILITY,
+        ),
+    )
+
+
+class FightJoinForm(forms.Form):
+    """R33: who joins the running fight (reinforcements) and at which place (1 is first;
+    empty: last). Offered: every character who may fight (`fight_candidates`), so that a
+    form sent twice, or from a page behind the fight, gets the rules' own refusal."""
+
+    character = forms.TypedChoiceField(
+        label=gettext_lazy("Who joins"),
+        coerce=int,
+        error_messages={
+            "required": gettext_lazy("Choose who joins the fight."),
+            "invalid_choice": gettext_lazy(
+                "This character cannot join the fight: they are dead, off the table or not "
+                "in this campaign."
+            ),
+        },
+    )
+    place = forms.IntegerField(
+        label=gettext_lazy("Place"),
+        required=False,
+        min_value=1,
+        error_messages={
+            "invalid": gettext_lazy("The place is a whole number, 1 for first."),
+            "min_value": gettext_lazy("The place is a whole number, 1 for first."),
+        },
+    )
+
+    def __init__(self, *args, candidates, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["character"].choices = [(c.pk, c.name) for c in candidates]
+
+
+@login_required
+@require_POST
+def fight_join(request, campaign_id):
+    """R33: the GM brings a character into the running fight, last or at the place given."""
+    membership = get_gm_membership(request, campaign_id)
+    rows = list(selectors.characters_for_cards(membership.campaign))
+    form = FightJoinForm(request.POST, candidates=selectors.fight_candidates(rows))
+    if not form.is_valid():
+        errors = [e for field in form.errors.values() for e in field]
+        return _refused(request, membership, " ".join(errors))
+    return _attempt(
+        request,
+        membership,
+        lambda: services.fight_join(
+            campaign_id=campaign_id,
+            actor=request.user,
+            character_id=form.cleaned_data["character"],
+            place=form.cleaned_data["place"],
             visibility=FIGHT_VISIBILITY,
         ),
     )

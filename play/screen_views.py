@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from campaign.permissions import get_gm_membership
-from characters.models import Character, Kind
+from characters.models import Character, Kind, NpcTemplate
 from journal.texts import rule_message
 from play.campaign_views import settings_page
 from play.screen import campaign_for_token, screen_for
@@ -29,6 +29,9 @@ from play.services.table import (
     TableError,
     character_duplicate,
     character_in_play_set,
+    npc_template_delete,
+    npc_template_save,
+    npc_template_spawn,
     screen_link_create,
     screen_link_revoke,
 )
@@ -215,3 +218,92 @@ def off_table(request, campaign_id):
         "play/off_table.html",
         {"campaign": membership.campaign, "membership": membership, "characters": rows},
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# NPC templates: « Enregistrer comme modèle », the list, spawned in numbers
+
+
+@login_required
+@require_POST
+def npc_template_save_view(request, campaign_id, character_id):
+    """« Enregistrer comme modèle » from an NPC's menu: to the list of templates."""
+    membership = get_gm_membership(request, campaign_id)
+    character = _character(membership, character_id)
+    if character.kind != Kind.NPC:
+        return HttpResponseBadRequest(_("Only an NPC's stat block is saved as a template."))
+    template = npc_template_save(character_id=character.pk, actor=request.user)
+    messages.success(
+        request, _("Template « %(name)s » saved: spawn it in numbers below.") % {"name": template}
+    )
+    return redirect("npc_templates", campaign_id)
+
+
+def _templates_page(request, membership, *, error_for=None, error="", count="", status=200):
+    templates = NpcTemplate.objects.filter(campaign_id=membership.campaign_id)
+    return render(
+        request,
+        "play/npc_templates.html",
+        {
+            "campaign": membership.campaign,
+            "membership": membership,
+            "templates": templates,
+            "max_copies": MAX_COPIES,
+            "error_for": error_for,
+            "error": error,
+            "count": count,
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_GET
+def npc_templates(request, campaign_id):
+    """The campaign's NPC templates, each with how many to spawn."""
+    membership = get_gm_membership(request, campaign_id)
+    return _templates_page(request, membership)
+
+
+@login_required
+@require_POST
+def npc_template_spawn_view(request, campaign_id, template_id):
+    """N new NPCs from a template (« Garde 1 » … « Garde N »), then the dashboard."""
+    membership = get_gm_membership(request, campaign_id)
+    template = get_object_or_404(NpcTemplate, pk=template_id, campaign_id=campaign_id)
+    count = request.POST.get("count", "")
+    try:
+        number = int(count)
+        result = npc_template_spawn(template_id=template.pk, actor=request.user, count=number)
+    except ValueError:
+        error = _("Type a number of copies, from 1 to %(n)s.") % {"n": MAX_COPIES}
+    except TableError as failure:
+        error = rule_message(failure)
+    except ValidationError as failure:
+        error = " ".join(failure.messages)
+    else:
+        created = len([e for e in result.entries if e.field == "character"])
+        messages.success(
+            request,
+            ngettext(
+                "%(name)s: %(n)s copy added to the table.",
+                "%(name)s: %(n)s copies added to the table.",
+                created,
+            )
+            % {"name": template.name, "n": created},
+        )
+        return redirect("campaign", campaign_id)
+    return _templates_page(
+        request, membership, error_for=template.pk, error=error, count=count, status=400
+    )
+
+
+@login_required
+@require_POST
+def npc_template_delete_view(request, campaign_id, template_id):
+    """The template forgotten; the NPCs spawned from it stay on the table."""
+    membership = get_gm_membership(request, campaign_id)
+    template = get_object_or_404(NpcTemplate, pk=template_id, campaign_id=membership.campaign_id)
+    npc_template_delete(template_id=template.pk, actor=request.user)
+    messages.success(request, _("Template « %(name)s » deleted.") % {"name": template.name})
+    return redirect("npc_templates", campaign_id)

@@ -234,7 +234,7 @@ class FightSection:
     """What the GM's fight section shows (R33): the running fight, or who may start one."""
 
     fight: FightView | None
-    candidates: list[Character]
+    candidates: list[Character]  # who may start the fight, or join the running one
     # R9/R33: the next turn ends a round that moves the clock (its length): the rolls due in
     # it (R11, R13) may be typed in, so the next-turn form takes dice.
     rounds_roll: bool
@@ -246,15 +246,15 @@ def fight_section(campaign: Campaign, rows=None) -> FightSection:
     cards), so that the section costs no query of its own; without them, an action's answer
     redraws the section with one light read."""
     fight = fight_view(campaign, rows)
-    candidates = []
-    if fight is None:
-        if rows is None:
-            rows = (
-                Character.objects.filter(campaign=campaign)
-                .order_by("kind", "name", "pk")
-                .only("pk", "name", "kind", "vital", "in_play")
-            )
-        candidates = fight_candidates(rows)
+    if rows is None:
+        rows = (
+            Character.objects.filter(campaign=campaign)
+            .order_by("kind", "name", "pk")
+            .only("pk", "name", "kind", "vital", "in_play")
+        )
+    # Who may start the fight, or join the running one (R33: reinforcements).
+    fighting = {c.character.pk for c in fight.combatants} if fight else set()
+    candidates = [c for c in fight_candidates(rows) if c.pk not in fighting]
     rounds_roll = bool(
         campaign.fight
         and campaign.round_seconds > 0
@@ -402,6 +402,20 @@ def down_state(state: engine.CharacterState, *, asked: bool, lang: int) -> tuple
             text = f"{text} · {SURVIE_ASKED[lang]}"
         return "pv", text
     return "", engine_text.vital_text(state.vital, state.gender)[lang]
+
+
+def down_first(rows, campaign: Campaign) -> list[Character]:
+    """The dashboard's « À terre en premier »: the characters down (`down_state`: dead, in a
+    coma, stabilised, on borrowed time, or at 0 PV or less) before the others, each group in
+    the order it came in."""
+    rows = list(rows)
+    down = [
+        bool(down_state(character_state(row, campaign.stats), asked=False, lang=0)[0])
+        for row in rows
+    ]
+    return [row for row, is_down in zip(rows, down, strict=True) if is_down] + [
+        row for row, is_down in zip(rows, down, strict=True) if not is_down
+    ]
 
 
 def card_for(character: Character, campaign: Campaign) -> Card:

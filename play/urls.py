@@ -48,6 +48,22 @@ urlpatterns = [
         name="screen_link_part",
     ),
     path("c/<int:campaign_id>/off-table/", screen_views.off_table, name="off_table"),
+    path("c/<int:campaign_id>/templates/", screen_views.npc_templates, name="npc_templates"),
+    path(
+        "c/<int:campaign_id>/templates/<int:template_id>/spawn/",
+        screen_views.npc_template_spawn_view,
+        name="npc_template_spawn",
+    ),
+    path(
+        "c/<int:campaign_id>/templates/<int:template_id>/delete/",
+        screen_views.npc_template_delete_view,
+        name="npc_template_delete",
+    ),
+    path(
+        "c/<int:campaign_id>/characters/<int:character_id>/template/",
+        screen_views.npc_template_save_view,
+        name="npc_template_save",
+    ),
     path(
         "c/<int:campaign_id>/characters/<int:character_id>/duplicate/",
         screen_views.character_duplicate_view,
@@ -162,6 +178,7 @@ urlpatterns = [
     path("c/<int:campaign_id>/fight/start/", fight_views.fight_start, name="fight_start"),
     path("c/<int:campaign_id>/fight/next/", fight_views.fight_next_turn, name="fight_next_turn"),
     path("c/<int:campaign_id>/fight/end/", fight_views.fight_end, name="fight_end"),
+    path("c/<int:campaign_id>/fight/join/", fight_views.fight_join, name="fight_join"),
     path(
         "c/<int:campaign_id>/fight/<int:character_id>/move/<slug:direction>/",
         fight_views.fight_move,

@@ -489,19 +489,29 @@ def dashboard_response(request, membership, *, status=200, proposal_error=None):
     context["log_entries"] = selectors.latest_entries(membership)
     if target == parts.LOG:
         return render(request, "play/dashboard.html#log", context)
-    context |= dashboard_characters(campaign)
+    key, value = DOWN_FIRST
+    context |= dashboard_characters(campaign, down_first=request.GET.get(key) == value)
     context["view"] = membership.dashboard_view
     context["views"] = DashboardView.choices
     return render(request, "play/dashboard.html", context, status=status)
 
 
-def dashboard_characters(campaign) -> dict:
-    """The dashboard's characters and its fight section, drawn from the same rows (one read)."""
+# The dashboard's « À terre en premier », in its address (?down=first): kept by a reload.
+DOWN_FIRST = ("down", "first")
+
+
+def dashboard_characters(campaign, *, down_first: bool = False) -> dict:
+    """The dashboard's characters and its fight section, drawn from the same rows (one read);
+    `down_first`: those down first (`selectors.down_first`)."""
     rows = list(selectors.characters_for_cards(campaign))
     # Characters taken off the table (« Retirer de la table ») leave the dashboard, not the fight.
+    characters = [row for row in rows if row.in_play]
+    if down_first:
+        characters = selectors.down_first(characters, campaign)
     return {
-        "characters": [row for row in rows if row.in_play],
+        "characters": characters,
         "fight_section": selectors.fight_section(campaign, rows),
+        "down_first": down_first,
     }
 
 

@@ -285,6 +285,10 @@
     (saved || []).forEach(function (saved) {
       var field = document.getElementById(saved.id);
       if (!field || !card.contains(field)) return;
+      // A choice the redrawn list no longer offers (one who joined the fight) is not kept.
+      if (field.tagName === "SELECT" && !Array.prototype.some.call(field.options, function (option) {
+        return option.value === saved.value;
+      })) return;
       field.value = saved.value;
       field.checked = saved.checked;
       if (saved.focused) {

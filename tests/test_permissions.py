@@ -39,7 +39,7 @@ from asgiref.sync import async_to_sync
 from django.test import AsyncClient, Client
 from django.urls import resolve, reverse
 
-from characters.models import Character
+from characters.models import Character, NpcTemplate
 from journal.models import PlaySession
 from play import services
 from play.models import Proposal, RollRequest
@@ -500,6 +500,16 @@ ROUTES = [
         GM_ONLY,
         data=lambda w: {"in_play": "0"},
     ),
+    Route("npc_templates", ("get",), _c("npc_templates"), GM_ONLY),
+    Route("npc_template_save", ("post",), _c("npc_template_save", "npc"), GM_ONLY),
+    Route("npc_template_delete", ("post",), _c("npc_template_delete", "template"), GM_ONLY),
+    Route(
+        "npc_template_spawn",
+        ("post",),
+        _c("npc_template_spawn", "template"),
+        GM_ONLY,
+        data=lambda w: {"count": "2"},
+    ),
     Route(
         "party_forecast",
         ("get",),
@@ -552,6 +562,15 @@ ROUTES = [
     Route("fight_next_turn", ("post",), _c("fight_next_turn"), GM_ONLY),
     Route("fight_end", ("post",), _c("fight_end"), GM_ONLY),
     Route("fight_move", ("post",), _c("fight_move", "pc", "down"), GM_ONLY),
+    Route(
+        "fight_join",
+        ("post",),
+        _c("fight_join"),
+        GM_ONLY,
+        data=lambda w: {"character": w.pc.pk},
+        # Isaure is in the world's fight already: the GM is told so.
+        ok={"post": Answer(400, "play/dashboard.html")},
+    ),
     # R9: the owner spends their own character's actions when the campaign lets players roll.
     Route("fight_spend", ("post",), _c("fight_spend", "pc", "action"), OWNER),
     # play/urls.py: rolls asked of players (R34); the world's pc awaits one (see `world`)
@@ -688,6 +707,9 @@ def world(world):
         character_ids=[world.pc.pk, world.other_pc.pk, world.npc.pk],
     )
     world.campaign.refresh_from_db()
+    world.template = NpcTemplate.objects.create(
+        campaign=world.campaign, name="Garde", stats=world.npc.stats, pv_max=8, flux_max=2
+    )
     world.proposal = proposal_make(
         character_id=world.pc.pk,
         actor=world.player,

@@ -41,6 +41,8 @@ from play.services.character import (
 )
 from play.services.fight import (
     fight_end,
+    fight_join,
+    fight_leave,
     fight_next_turn,
     fight_set_order,
     fight_spend,
@@ -131,6 +133,8 @@ __all__ = [
     "dice_source",
     "entry_undo",
     "fight_end",
+    "fight_join",
+    "fight_leave",
     "fight_next_turn",
     "fight_set_order",
     "fight_spend",

@@ -28,6 +28,8 @@ from play.services.character import (
 )
 from play.services.fight import (
     fight_end,
+    fight_join,
+    fight_leave,
     fight_next_turn,
     fight_set_order,
     fight_spend,
@@ -83,6 +85,8 @@ SERVICES = (
     fight_next_turn,
     fight_spend,
     fight_set_order,
+    fight_join,
+    fight_leave,
     fight_end,
     character_create,
     character_update,

@@ -98,6 +98,46 @@ def fight_set_order(
     )
 
 
+def fight_join(
+    *,
+    campaign_id: int,
+    actor,
+    character_id: int,
+    place: int | None = None,
+    visibility: str | None = None,
+) -> Result:
+    """R33: a character joins the running fight (reinforcements) at `place` (1 is first;
+    None: last); nobody else's turn changes, and the newcomer's first turn comes this round
+    only when its place comes after the current turn's (`engine.join_fight`)."""
+    key = str(character_id)
+    return run(
+        campaign_id=campaign_id,
+        character_ids=[character_id],
+        fighting=True,
+        actor=actor,
+        action="fight_join",
+        operation=lambda t: engine.join_fight(t.state, key, place=place, ruleset=t.ruleset),
+        visibility=visibility,
+    )
+
+
+def fight_leave(
+    *, campaign_id: int, actor, character_id: int, visibility: str | None = None
+) -> Result:
+    """R33: a combatant leaves the running fight (fled, out of the story); when it was its
+    turn, the turn passes to the next who has not had it this round (`engine.leave_fight`)."""
+    key = str(character_id)
+    return run(
+        campaign_id=campaign_id,
+        character_ids=[character_id],
+        fighting=True,
+        actor=actor,
+        action="fight_leave",
+        operation=lambda t: engine.leave_fight(t.state, key, ruleset=t.ruleset),
+        visibility=visibility,
+    )
+
+
 def fight_end(*, campaign_id: int, actor, visibility: str | None = None) -> Result:
     """R33: the fight ends; the Surpris its start gave ends with it (R25)."""
     return run(

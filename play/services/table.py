@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign.models import Campaign
-from characters.models import Character, Kind
+from characters.models import Character, Kind, NpcTemplate
 from journal import audit
 from journal.events import publish
 from journal.models import EntryKind
@@ -59,11 +59,7 @@ def character_duplicate(*, character_id: int, actor, count: int) -> Result:
     logged in the same batch); a player character keeps its name. Each copy is logged as a
     creation; a creation is not undone (play/services/undo.py): the GM takes a copy out of
     play instead."""
-    if not 1 <= count <= MAX_COPIES:
-        raise TableError(
-            f"Choisissez entre 1 et {MAX_COPIES} copies.",
-            f"Choose between 1 and {MAX_COPIES} copies.",
-        )
+    _require_count(count)
     with transaction.atomic():
         campaign_id = Character.objects.values_list("campaign_id", flat=True).get(pk=character_id)
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
@@ -72,65 +68,160 @@ def character_duplicate(*, character_id: int, actor, count: int) -> Result:
         original, names = numbered_names(source.name, taken, count)
         if source.kind != Kind.NPC:
             original = source.name  # a player's character keeps the name its player knows
-        copies = []
-        for name in names:
-            row = Character(
-                campaign=campaign,
-                name=name,
-                kind=source.kind,
-                stats=dict(source.stats),
-                pv=source.pv_max,
-                pv_max=source.pv_max,
-                flux=source.flux_max,
-                flux_max=source.flux_max,
-                pa=source.pa,
-                actions=source.actions,
-                reflexes=source.reflexes,
-                public_notes=source.public_notes,
-                gm_notes=source.gm_notes,
-            )
-            # The model's rules for a sheet, as character_create checks them.
-            row.full_clean(exclude=["campaign", "id"])
-            copies.append(row)
-        for row in copies:
-            row.save()
-        source_key = str(source.pk)
+        rename = (source, original) if original != source.name else None
+        return _spawn(campaign, source, names, actor, "character_duplicate", rename=rename)
 
-        def operation(t: Table) -> engine.Outcome:
-            at = t.state.clock
-            steps = engine.Steps(t.state)
-            if original != source.name:
-                steps.by_hand(
-                    [engine.Change(source_key, "name", source.name, original, "", at, True)]
-                )
-            for row in copies:
-                sheet = {
-                    "name": row.name,
-                    "kind": row.kind,
-                    "owner": None,
-                    "stats": row.stats,
-                    "pv_max": row.pv_max,
-                    "flux_max": row.flux_max,
-                    "pa": row.pa,
-                    "actions": row.actions,
-                    "reflexes": row.reflexes,
-                }
-                key = str(row.pk)
-                steps.keep([engine.Change(key, CREATED, None, sheet, "", at, True)])
-                steps.keep(
-                    engine.Change(key, field, "", getattr(row, field), "", at, True)
-                    for field in ("public_notes", "gm_notes")
-                    if getattr(row, field)
-                )
-            return steps.outcome()
 
-        return run(
-            campaign_id=campaign.pk,
-            character_ids=[source.pk, *(row.pk for row in copies)],
-            actor=actor,
-            action="character_duplicate",
-            operation=operation,
+def _require_count(count: int) -> None:
+    if not 1 <= count <= MAX_COPIES:
+        raise TableError(
+            f"Choisissez entre 1 et {MAX_COPIES} copies.",
+            f"Choose between 1 and {MAX_COPIES} copies.",
         )
+
+
+BLOCK = ("stats", "pv_max", "flux_max", "pa", "actions", "reflexes", "public_notes", "gm_notes")
+
+
+def _spawn(campaign, source, names, actor, action: str, *, rename=None) -> Result:
+    """New characters named `names` with `source`'s stat block (a character or an
+    NpcTemplate, `BLOCK`) at full PV and Flux, each logged as a creation, in one batch;
+    `rename`: (character, new name), logged in the same batch. Inside the campaign's lock."""
+    kind = getattr(source, "kind", Kind.NPC)
+    copies = []
+    for name in names:
+        row = Character(
+            campaign=campaign,
+            name=name,
+            kind=kind,
+            stats=dict(source.stats),
+            pv=source.pv_max,
+            pv_max=source.pv_max,
+            flux=source.flux_max,
+            flux_max=source.flux_max,
+            pa=source.pa,
+            actions=source.actions,
+            reflexes=source.reflexes,
+            public_notes=source.public_notes,
+            gm_notes=source.gm_notes,
+        )
+        # The model's rules for a sheet, as character_create checks them.
+        row.full_clean(exclude=["campaign", "id"])
+        copies.append(row)
+    for row in copies:
+        row.save()
+
+    def operation(t: Table) -> engine.Outcome:
+        at = t.state.clock
+        steps = engine.Steps(t.state)
+        if rename is not None:
+            renamed, new_name = rename
+            steps.by_hand(
+                [engine.Change(str(renamed.pk), "name", renamed.name, new_name, "", at, True)]
+            )
+        for row in copies:
+            sheet = {
+                "name": row.name,
+                "kind": row.kind,
+                "owner": None,
+                "stats": row.stats,
+                "pv_max": row.pv_max,
+                "flux_max": row.flux_max,
+                "pa": row.pa,
+                "actions": row.actions,
+                "reflexes": row.reflexes,
+            }
+            key = str(row.pk)
+            steps.keep([engine.Change(key, CREATED, None, sheet, "", at, True)])
+            steps.keep(
+                engine.Change(key, field, "", getattr(row, field), "", at, True)
+                for field in ("public_notes", "gm_notes")
+                if getattr(row, field)
+            )
+        return steps.outcome()
+
+    named = [rename[0].pk] if rename is not None else []
+    return run(
+        campaign_id=campaign.pk,
+        character_ids=[*named, *(row.pk for row in copies)],
+        actor=actor,
+        action=action,
+        operation=operation,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# NPC templates: a stat block saved once, spawned in numbers
+
+NPC_TEMPLATE_FIELD = SETTING_PREFIX + "npc_template"
+
+
+def template_name(name: str) -> str:
+    """A template's name from a character's: « Garde 3 » gives « Garde »."""
+    match = NUMBERED.match(name)
+    return (match["base"] if match else name).strip() or name
+
+
+def npc_template_save(*, character_id: int, actor) -> NpcTemplate:
+    """« Enregistrer comme modèle »: the character's stat block (`BLOCK`) saved for its
+    campaign under its name without a number; saved again, the block is replaced. Logged
+    for the GM (not undone: the GM saves again or deletes it)."""
+    with transaction.atomic():
+        campaign_id = Character.objects.values_list("campaign_id", flat=True).get(pk=character_id)
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        source = Character.objects.get(pk=character_id)
+        name = template_name(source.name)
+        block = {field: getattr(source, field) for field in BLOCK}
+        template, created = NpcTemplate.objects.update_or_create(
+            campaign=campaign, name=name, defaults=block
+        )
+        verb_fr, verb_en = ("enregistré", "saved") if created else ("mis à jour", "updated")
+        _log_campaign(
+            campaign,
+            actor,
+            "npc_template",
+            NPC_TEMPLATE_FIELD,
+            name,
+            f"Modèle de PNJ {verb_fr} : {name} (d’après {source.name} ; PV max "
+            f"{source.pv_max}, Flux max {source.flux_max}, PA {source.pa})",
+            f"NPC template {verb_en}: {name} (from {source.name}; max PV {source.pv_max}, "
+            f"max Flux {source.flux_max}, PA {source.pa})",
+        )
+        return template
+
+
+def npc_template_delete(*, template_id: int, actor) -> None:
+    """The template forgotten (the NPCs spawned from it stay), logged for the GM."""
+    with transaction.atomic():
+        campaign_id = NpcTemplate.objects.values_list("campaign_id", flat=True).get(pk=template_id)
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        template = NpcTemplate.objects.get(pk=template_id)
+        name = template.name
+        template.delete()
+        _log_campaign(
+            campaign,
+            actor,
+            "npc_template",
+            NPC_TEMPLATE_FIELD,
+            "",
+            f"Modèle de PNJ supprimé : {name}",
+            f"NPC template deleted: {name}",
+        )
+
+
+def npc_template_spawn(*, template_id: int, actor, count: int) -> Result:
+    """`count` new NPCs from a template, numbered after the highest number the campaign has
+    for its name (« Garde 1 » … « Garde N »), through the same creation as duplication:
+    full PV and Flux, each logged as a creation."""
+    _require_count(count)
+    with transaction.atomic():
+        campaign_id = NpcTemplate.objects.values_list("campaign_id", flat=True).get(pk=template_id)
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        template = NpcTemplate.objects.get(pk=template_id)
+        taken = list(Character.objects.filter(campaign=campaign).values_list("name", flat=True))
+        # Numbered from 1, or after the highest « Garde n » there is (no original takes 1).
+        _original, names = numbered_names(f"{template.name} 0", taken, count)
+        return _spawn(campaign, template, names, actor, "npc_template_spawn")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,11 +336,16 @@ def screen_link_revoke(*, campaign_id: int, actor) -> bool:
 
 
 def _log_screen_link(campaign, actor, after: str, text_fr: str, text_en: str) -> None:
+    _log_campaign(campaign, actor, "screen_link", SCREEN_LINK_FIELD, after, text_fr, text_en)
+
+
+def _log_campaign(campaign, actor, action, field, after, text_fr: str, text_en: str) -> None:
+    """A GM-only entry for a write outside the engine's state (a link, a template)."""
     draft = audit.Draft(
         kind=EntryKind.CHANGE,
-        action="screen_link",
+        action=action,
         game_time=campaign.clock,
-        field=SCREEN_LINK_FIELD,
+        field=field,
         before=None,
         after=after,
         text_fr=text_fr,

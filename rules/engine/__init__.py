@@ -48,7 +48,8 @@ Time (R32)
 Fights (R33; no initiative roll: the order is the GM's)
     start_fight(campaign, keys, *, surprised), next_turn(campaign, *, rng),
     spend(campaign, key, what="action" | "reflex"), left_this_round(campaign, key),
-    set_order(campaign, keys), end_fight(campaign); the running fight is
+    set_order(campaign, keys), join_fight(campaign, key, *, place), leave_fight(campaign,
+    key), end_fight(campaign); the running fight is
     CampaignState.fight: Fight(order, round, turn, actions_left, reflexes_left, surprised),
     JSON through fight.to_json() / Fight.from_json(data); Ruleset.round_seconds,
     Ruleset.surprise_ends_after_first_round; CAUSE_FIGHT (the Surpris given at the start)
@@ -100,6 +101,7 @@ from .conditions import Effective, add_condition, attempt_free, effective, remov
 from .dice import DiceExpr, DiceSource, Roll, ScriptedDice, parse_dice, roll
 from .dice_expr import FreeExpr, FreeRoll, parse_free_roll, roll_free
 from .errors import (
+    AlreadyInFight,
     CannotSoften,
     CharacterDead,
     ConditionNotPresent,
@@ -137,6 +139,8 @@ from .errors import (
 )
 from .fight import (
     end_fight,
+    join_fight,
+    leave_fight,
     left_this_round,
     moves_clock,
     next_turn,
@@ -216,6 +220,7 @@ __all__ = [
     "SEQUEL_TABLE",
     "SURVIE",
     "VOLONTE",
+    "AlreadyInFight",
     "Availability",
     "CampaignState",
     "CannotSoften",
@@ -311,7 +316,9 @@ __all__ = [
     "gm_revive",
     "heal",
     "hour_rest",
+    "join_fight",
     "lapse_roll",
+    "leave_fight",
     "left_this_round",
     "may_die_on_the_clock",
     "moves_clock",

@@ -198,6 +198,12 @@ class NotInFight(RuleError):
     code = "not_in_fight"
 
 
+class AlreadyInFight(RuleError):
+    """Bringing into the fight (R33) a character who is already in it."""
+
+    code = "already_in_fight"
+
+
 class NoFight(RuleError):
     """A turn, a spending or an order change (R33) while no fight is running."""
 

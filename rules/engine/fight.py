@@ -21,7 +21,15 @@ from .checks import require_alive, require_conscious
 from .clock import run_clock
 from .conditions import drop_conditions, effective, put_condition
 from .dice import DiceSource
-from .errors import FightAlreadyRunning, InvalidSpend, NoFight, NothingLeftToSpend, NotInFight
+from .errors import (
+    AlreadyInFight,
+    FightAlreadyRunning,
+    InvalidFight,
+    InvalidSpend,
+    NoFight,
+    NothingLeftToSpend,
+    NotInFight,
+)
 from .fight_state import Fight
 from .outcome import Draft, Line, Outcome
 from .state import (
@@ -292,8 +300,99 @@ def set_order(
     ends the round from there). A combatant who leaves loses the Surpris the fight's start
     gave it, as the end of round 1 would.
     """
+    return _reorder(campaign, tuple(keys), ruleset).outcome()
+
+
+def join_fight(
+    campaign: CampaignState,
+    key: str,
+    *,
+    place: int | None = None,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> Outcome:
+    """R33: `key` joins the running fight (reinforcements) at `place` (1 is first; None:
+    last), with its effective budget (R4, R20–R25; a dead one is refused).
+
+    Nobody else's turn changes (R33, third reading): whoever had their turn this round keeps
+    it had, whoever has not will have it. The newcomer has its turn this round when its place
+    comes after the current turn's; at the current turn's place or before, a place this round
+    has passed, its first turn comes at the next round.
+    """
     fight = _require_fight(campaign)
-    order = tuple(keys)
+    character = campaign.character(key)
+    if key in fight.order:
+        raise AlreadyInFight(
+            f"{character.label} est déjà dans le combat.",
+            f"{character.label} is already in the fight.",
+        )
+    last = len(fight.order) + 1
+    place = last if place is None else place
+    if not 1 <= place <= last:
+        raise InvalidFight(
+            f"La place de {character.label} va de 1 à {last}, pas {place}.",
+            f"{character.label}'s place goes from 1 to {last}, not {place}.",
+        )
+    order = (*fight.order[: place - 1], key, *fight.order[place - 1 :])
+    later = place - 1 > fight.turn
+    when = (
+        ("son tour viendra dans cette manche", "their turn comes this round")
+        if later
+        else (
+            f"son premier tour viendra à la manche {fight.round + 1}",
+            f"their first turn comes in round {fight.round + 1}",
+        )
+    )
+    return _reorder(
+        campaign, order, ruleset, played=() if later else (key,), joined=(place, when)
+    ).outcome()
+
+
+def leave_fight(
+    campaign: CampaignState, key: str, *, ruleset: Ruleset = DEFAULT_RULESET
+) -> Outcome:
+    """R33: `key` leaves the running fight (fled, out of the story); the others keep their
+    turns had and to come. When it was its turn, the turn passes to the next who has not had
+    it this round; when everyone else has had theirs, the next round begins at once, unless
+    rounds move the clock (`Ruleset.round_seconds`): then the turn stays with the last in the
+    order until « Tour suivant » ends the round, as `set_order` does. The last combatant
+    cannot leave: the GM ends the fight instead."""
+    fight = _require_fight(campaign)
+    character = campaign.character(key)
+    if key not in fight.order:
+        raise NotInFight(
+            f"{character.label} n’est pas dans le combat.",
+            f"{character.label} is not in the fight.",
+        )
+    if len(fight.order) == 1:
+        raise InvalidFight(
+            f"{character.label} est seul·e dans le combat : terminez le combat plutôt.",
+            f"{character.label} is alone in the fight: end the fight instead.",
+        )
+    order = tuple(other for other in fight.order if other != key)
+    last_turn = key == fight.current and not fight.waiting
+    if last_turn and ruleset.round_seconds == 0:
+        # The round's last turn fled: the next turn is the next round's first, at once (a
+        # round that moves the clock ends by « Tour suivant », which rolls what falls due).
+        draft = _reorder(campaign, order, ruleset, announce=False)
+        _say(draft, "R33", f"Fin de la manche {fight.round}", f"End of round {fight.round}")
+        new_round(draft, NEW_ROUND)
+        return draft.outcome()
+    return _reorder(campaign, order, ruleset).outcome()
+
+
+def _reorder(
+    campaign: CampaignState,
+    order: tuple[str, ...],
+    ruleset: Ruleset,
+    *,
+    played: tuple[str, ...] = (),
+    joined: tuple[int, tuple[str, str]] | None = None,
+    announce: bool = True,
+) -> Draft:
+    """The fight in `order` (see `set_order`). `played`: newcomers counted as having had
+    their turn this round; `joined`: the newcomer's place and when its turn comes, said in
+    its line."""
+    fight = _require_fight(campaign)
     joining = [key for key in order if key not in fight.order]
     leaving = [key for key in fight.order if key not in order]
     for key in joining:
@@ -310,15 +409,25 @@ def set_order(
     for key in order:
         if key in fight.order:
             budgets.append(fight.left(key))
-        else:
-            budgets.append(_budget(draft.char(key)))
-            label = draft.char(key).label
-            fr, en = _counts(*budgets[-1])
+            continue
+        budgets.append(_budget(draft.char(key)))
+        label = draft.char(key).label
+        fr, en = _counts(*budgets[-1])
+        if joined is None:
             _say(
                 draft,
                 "R33",
                 f"{label} rejoint le combat ({fr})",
                 f"{label} joins the fight ({en})",
+                key,
+            )
+        else:
+            place, (when_fr, when_en) = joined
+            _say(
+                draft,
+                "R33",
+                f"{label} rejoint le combat à la place {place} ({fr}) : {when_fr}",
+                f"{label} joins the fight in place {place} ({en}): {when_en}",
                 key,
             )
     current = fight.current
@@ -329,6 +438,7 @@ def set_order(
         waiting = [key for key in order if key not in done]
         turn = order.index(waiting[0]) if waiting else len(order) - 1
         done = tuple(key for key in done if key != order[turn])
+    done = (*done, *(key for key in played if key != order[turn]))
     new = replace(
         fight,
         order=order,
@@ -339,9 +449,9 @@ def set_order(
         surprised=tuple(key for key in fight.surprised if key in order),
     )
     draft.set_campaign("fight", new, "R33")
-    if new.current != current:
+    if announce and new.current != current:
         _announce_turn(draft, new)
-    return draft.outcome()
+    return draft
 
 
 def end_fight(campaign: CampaignState, *, ruleset: Ruleset = DEFAULT_RULESET) -> Outcome:

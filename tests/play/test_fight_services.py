@@ -103,7 +103,7 @@ def test_r33_the_fights_combatants_are_loaded_though_not_named(world):
     )
     assert conditions_of(world.pc) == []
     assert [e.text_fr for e in order.entries if e.field == "fight"] == [
-        "R33 · Ordre du combat : Gaspard ; manche 1, au tour de : Gaspard"
+        "R33 · Isaure quitte le combat ; ordre : Gaspard ; manche 1, au tour de : Gaspard"
     ]
 
     services.fight_set_order(campaign_id=campaign.pk, actor=gm, character_ids=[world.npc.pk])
@@ -187,3 +187,62 @@ def test_undoing_a_fight_change_from_the_history_page_explains_then_forces(world
     assert "combat vaut maintenant manche 1" in conflict.content.decode()
     assert forced.status_code == 302
     assert fight_of(campaign) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# R33: reinforcements join, a combatant flees, in the middle of a fight
+
+
+def test_r33_a_reinforcement_joins_in_round_2_and_one_flees_logged_and_undoable(world):
+    gm, campaign, pc, other, npc = world.gm, world.campaign, world.pc, world.other_pc, world.npc
+    services.fight_start(campaign_id=campaign.pk, actor=gm, character_ids=[pc.pk, other.pk])
+    services.fight_next_turn(campaign_id=campaign.pk, actor=gm)
+    services.fight_next_turn(campaign_id=campaign.pk, actor=gm)  # round 2, Isaure's turn
+    before = fight_of(campaign)
+
+    joined = services.fight_join(campaign_id=campaign.pk, actor=gm, character_id=npc.pk)
+
+    fight = fight_of(campaign)
+    assert fight["order"] == [str(pc.pk), str(other.pk), str(npc.pk)]
+    assert fight["round"] == 2 and fight["turn"] == 0 and fight["done"] == []
+    (entry,) = [e for e in joined.entries if e.field == "fight"]
+    assert (entry.action, entry.rule_id) == ("fight_join", "R33")
+    assert entry.text_fr == (
+        "R33 · Le Vicomte masque rejoint le combat (place 3) ; ordre : Isaure, Gaspard, "
+        "Le Vicomte masque ; manche 2, au tour de : Isaure"
+    )
+    assert entry.text_en.startswith("R33 · Le Vicomte masque joins the fight (place 3); order:")
+
+    # Isaure flees on her own turn: the turn passes to Gaspard, nobody else's changes.
+    left = services.fight_leave(campaign_id=campaign.pk, actor=gm, character_id=pc.pk)
+    fight = fight_of(campaign)
+    assert fight["order"] == [str(other.pk), str(npc.pk)] and fight["turn"] == 0
+    (entry,) = [e for e in left.entries if e.field == "fight"]
+    assert (entry.action, entry.rule_id) == ("fight_leave", "R33")
+    assert entry.text_fr == (
+        "R33 · Isaure quitte le combat ; ordre : Gaspard, Le Vicomte masque ; manche 2, "
+        "au tour de : Gaspard"
+    )
+    services.fight_next_turn(campaign_id=campaign.pk, actor=gm)  # the Vicomte, this round
+    assert fight_of(campaign)["turn"] == 1 and fight_of(campaign)["round"] == 2
+
+    # Undone like any fight change, newest first: back to the order before the newcomer.
+    for result in (left, joined):
+        for e in reversed([e for e in result.entries if e.field == "fight"]):
+            services.entry_undo(campaign_id=campaign.pk, actor=gm, entry_id=e.pk, force=True)
+    assert fight_of(campaign) == before
+
+
+def test_r33_joining_at_a_place_the_round_passed_waits_for_the_next_round(world):
+    gm, campaign, pc, other, npc = world.gm, world.campaign, world.pc, world.other_pc, world.npc
+    services.fight_start(campaign_id=campaign.pk, actor=gm, character_ids=[pc.pk, other.pk])
+    services.fight_next_turn(campaign_id=campaign.pk, actor=gm)  # Gaspard's turn
+    result = services.fight_join(campaign_id=campaign.pk, actor=gm, character_id=npc.pk, place=1)
+    fight = fight_of(campaign)
+    assert fight["order"] == [str(npc.pk), str(pc.pk), str(other.pk)]
+    assert sorted(fight["done"]) == sorted([str(pc.pk), str(npc.pk)])
+    assert "son premier tour viendra à la manche 2" in " ".join(
+        line for line in result.outcome.explanation_lines("fr")
+    )
+    services.fight_next_turn(campaign_id=campaign.pk, actor=gm)
+    assert fight_of(campaign)["round"] == 2 and fight_of(campaign)["turn"] == 0

@@ -468,3 +468,108 @@ def test_r33_the_next_turn_takes_no_dice_field_when_the_round_moves_no_clock(gm_
     start(world, world.npc, world.pc)
     page = gm_client.get(url(world, "campaign")).content.decode()
     assert 'data-testid="fight-dice"' not in section(page)
+
+
+# ---------------------------------------------------------------------------------------------
+# R33: reinforcements join, a combatant flees (« Ajouter au combat », « Retirer du combat »)
+
+
+def test_r33_the_gm_adds_a_reinforcement_at_a_place_and_takes_one_out(gm_client, world):
+    start(world, world.pc, world.npc)
+    html = gm_client.get(url(world, "campaign")).content.decode()
+    join = re.search(r'<form method="post" class="fight-join".*?</form>', section(html), re.S)
+    assert join and "Ajouter au combat" in join.group(0)
+    # Offered: who is not in the fight yet.
+    assert re.findall(r'<option value="(\d+)">', join.group(0)) == [str(world.other_pc.pk)]
+    assert 'title="Retirer du combat"' in section(html)
+    assert 'aria-label="Retirer du combat\u00a0: Isaure"' in section(html)
+
+    body = {"character": world.other_pc.pk, "place": "1"}
+    response = gm_client.post(url(world, "fight_join"), body, **from_dashboard(world))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert [f[0] for f in fighters(html)] == ["Gaspard", "Isaure", "Le Vicomte masque"]
+    assert [f[3] for f in fighters(html)] == [False, True, False]  # the turn stays Isaure's
+    assert "son premier tour viendra à la manche 2" in html.split("<section")[0]
+    assert "fight-join" not in section(html)  # nobody left to add
+    entry = AuditEntry.objects.filter(campaign=world.campaign, field="fight").latest("id")
+    assert (entry.action, entry.rule_id) == ("fight_join", "R33")
+
+    # Isaure flees on her turn: the turn passes to the Vicomte.
+    response = gm_client.post(url(world, "fight_move", world.pc.pk, "out"), **from_dashboard(world))
+    assert response.status_code == 200
+    assert fighters(response.content.decode()) == [
+        ("Gaspard", "2", "1", False),
+        ("Le Vicomte masque", "2", "1", True),
+    ]
+    entry = AuditEntry.objects.filter(campaign=world.campaign, field="fight").latest("id")
+    assert (entry.action, entry.rule_id) == ("fight_leave", "R33")
+    # A reload shows the same order and turn.
+    assert fighters(gm_client.get(url(world, "campaign")).content.decode()) == fighters(
+        response.content.decode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({}, "Choisissez qui rejoint le combat."),
+        ({"character": "abc"}, "ne peut pas rejoindre le combat"),
+        ({"character": "999999"}, "ne peut pas rejoindre le combat"),
+        ({"character": "pc"}, "Isaure est déjà dans le combat."),
+        ({"character": "other_pc", "place": "0"}, "La place est un nombre entier, 1 pour la"),
+        ({"character": "other_pc", "place": "x"}, "La place est un nombre entier, 1 pour la"),
+        ({"character": "other_pc", "place": "9"}, "La place de Gaspard va de 1 à 3, pas 9."),
+        ({"character": "dead"}, "ne peut pas rejoindre le combat"),
+    ],
+)
+def test_a_refused_join_says_why_in_the_section_with_a_400(gm_client, world, body, message):
+    from characters.models import Character
+
+    start(world, world.pc, world.npc)
+    dead = Character.objects.create(
+        campaign=world.campaign,
+        name="Mort",
+        kind="npc",
+        pv=-3,
+        pv_max=8,
+        flux=0,
+        flux_max=4,
+        vital="dead",
+    )
+    named = {"pc": world.pc.pk, "other_pc": world.other_pc.pk, "dead": dead.pk}
+    body = {key: named.get(value, value) for key, value in body.items()}
+    before = db_state()
+    response = gm_client.post(url(world, "fight_join"), body, **from_dashboard(world))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert message in html.split("<section")[0]
+    assert 'role="alert"' in html
+    assert db_state() == before
+
+
+def test_a_character_of_another_campaign_cannot_join(gm_client, world):
+    from campaign import services as campaign_services
+    from characters.models import Character
+
+    start(world, world.pc)
+    other = campaign_services.campaign_create(user=world.gm, name="Les Marches")
+    stranger = Character.objects.create(
+        campaign=other, name="Ombre", pv=5, pv_max=5, flux=2, flux_max=2
+    )
+    before = db_state()
+    body = {"character": stranger.pk}
+    response = gm_client.post(url(world, "fight_join"), body, **from_dashboard(world))
+    assert response.status_code == 400
+    assert "ne peut pas rejoindre le combat" in response.content.decode()
+    assert db_state() == before
+    assert Character.objects.filter(pk=stranger.pk).exists()
+
+
+def test_players_cannot_add_to_the_fight(player_client, outsider_client, world):
+    start(world, world.pc)
+    before = db_state()
+    body = {"character": world.other_pc.pk}
+    assert player_client.post(url(world, "fight_join"), body).status_code == 403
+    assert outsider_client.post(url(world, "fight_join"), body).status_code == 404
+    assert db_state() == before

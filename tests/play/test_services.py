@@ -223,6 +223,14 @@ CASES = {
         lambda w: {"campaign_id": w.campaign.pk, "character_ids": [w.npc.pk, w.other_pc.pk]},
         lambda w: _fighting(w, surprised=[w.pc.pk]),
     ),
+    "fight_join": Case(
+        lambda w: {"campaign_id": w.campaign.pk, "character_id": w.npc.pk, "place": 1},
+        _fighting,
+    ),
+    "fight_leave": Case(
+        lambda w: {"campaign_id": w.campaign.pk, "character_id": w.pc.pk},
+        lambda w: _fighting(w, surprised=[w.pc.pk]),
+    ),
     "fight_end": Case(
         lambda w: {"campaign_id": w.campaign.pk}, lambda w: _fighting(w, surprised=[w.pc.pk])
     ),
@@ -621,6 +629,21 @@ REFUSALS = {
         "fight_start",
         lambda w: {"campaign_id": w.campaign.pk, "character_ids": [w.pc.pk, w.pc.pk]},
         engine.InvalidFight,
+    ),
+    "one already in the fight joining it": (
+        "fight_join",
+        lambda w: _fighting(w) or {"campaign_id": w.campaign.pk, "character_id": w.pc.pk},
+        engine.AlreadyInFight,
+    ),
+    "a character of another campaign joining by itself": (
+        "fight_join",
+        lambda w: _fighting(w) or {"campaign_id": w.campaign.pk, "character_id": _stranger(w).pk},
+        engine.UnknownCharacter,
+    ),
+    "one not in the fight leaving it": (
+        "fight_leave",
+        lambda w: _fighting(w) or {"campaign_id": w.campaign.pk, "character_id": w.npc.pk},
+        engine.NotInFight,
     ),
     "a next turn with no fight": (
         "fight_next_turn",

@@ -3,7 +3,7 @@ gives a second one. Aria, Brann, Gobelin: 2 actions, 1 reflex each."""
 
 import pytest
 
-from rules.engine import Fight, InvalidFight, set_order
+from rules.engine import Fight, InvalidFight, join_fight, leave_fight, set_order
 from tests.rules.util import budgets, checked, new_round, party, start, turn
 
 
@@ -88,3 +88,161 @@ def test_r9_r33_a_roll_a_rounds_length_brings_takes_typed_dice():
     [try_] = outcome.checks
     assert try_.rule_id == "R13" and try_.typed_in and try_.natural == 18
     assert outcome.character("a").vital is Vital.UP and outcome.state.fight.round == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# R33: combatants joining (reinforcements) and leaving (fled) in the middle of a fight
+
+
+def four():
+    """Aria, Brann, Gobelin in the fight; Dame (2 actions, 1 reflex) outside it."""
+    from dataclasses import replace
+
+    from tests.rules.util import hero
+
+    state = party()
+    return replace(state, characters=(*state.characters, hero("dame")))
+
+
+def test_r33_a_newcomer_joins_last_by_default_and_plays_this_round():
+    state = turn(start(four()).state).state  # round 1, Brann's turn; Aria had hers
+    outcome = checked(state, join_fight(state, "dame"))
+    fight = outcome.state.fight
+    assert fight.order == ("aria", "brann", "gobelin", "dame")
+    assert fight.current == "brann" and fight.done == ("aria",)
+    assert budgets(outcome.state)["dame"] == (2, 1)
+    assert outcome.explanation_lines("fr") == (
+        "R33 · Ordre du combat : Aria, Brann, Gobelin, Dame",
+        "R33 · Dame rejoint le combat à la place 4 (2 actions, 1 réflexe) : "
+        "son tour viendra dans cette manche",
+    )
+    assert outcome.explanation_lines("en")[1] == (
+        "R33 · Dame joins the fight in place 4 (2 actions, 1 reflex): their turn comes this round"
+    )
+    seen, after = turns_of_round(outcome.state)
+    assert seen == ["brann", "gobelin", "dame"]  # nobody loses or gains a turn
+    assert turns_of_round(after)[0] == ["aria", "brann", "gobelin", "dame"]
+
+
+def test_r33_a_newcomer_at_a_place_the_round_has_passed_first_plays_next_round():
+    state = turn(start(four()).state).state  # Brann's turn; Aria had hers
+    outcome = checked(state, join_fight(state, "dame", place=1))
+    fight = outcome.state.fight
+    assert fight.order == ("dame", "aria", "brann", "gobelin") and fight.current == "brann"
+    assert set(fight.done) == {"aria", "dame"}
+    assert outcome.explanation_lines("fr")[1].endswith(": son premier tour viendra à la manche 2")
+    seen, after = turns_of_round(outcome.state)
+    assert seen == ["brann", "gobelin"]  # Aria gets no second turn, Dame none this round
+    assert turns_of_round(after)[0] == ["dame", "aria", "brann", "gobelin"]
+    # Her budget is hers at once (a reflex may be spent before her first turn).
+    assert budgets(outcome.state)["dame"] == (2, 1)
+
+
+def test_r33_a_newcomer_at_the_current_place_waits_for_next_round_and_the_turn_stays():
+    state = turn(start(four()).state).state  # Brann's turn, place 2
+    fight = join_fight(state, "dame", place=2).state.fight
+    assert fight.order == ("aria", "dame", "brann", "gobelin") and fight.current == "brann"
+    assert "dame" in fight.done
+
+
+def test_r33_a_newcomer_right_after_the_current_one_plays_next():
+    state = start(four()).state  # Aria's turn
+    state = join_fight(state, "dame", place=2).state
+    assert turns_of_round(state)[0] == ["aria", "dame", "brann", "gobelin"]
+
+
+def test_r33_joining_refuses_one_already_in_the_fight_a_bad_place_or_a_dead_one():
+    from dataclasses import replace
+
+    from rules.engine import AlreadyInFight, CharacterDead, NoFight, Vital
+
+    state = start(four()).state
+    with pytest.raises(AlreadyInFight) as refused:
+        join_fight(state, "brann")
+    assert refused.value.message_fr == "Brann est déjà dans le combat."
+    for place in (0, 5, -1):
+        with pytest.raises(InvalidFight) as refused:
+            join_fight(state, "dame", place=place)
+    assert refused.value.message_fr == "La place de Dame va de 1 à 4, pas -1."
+    dead = state.with_character(replace(state.character("dame"), vital=Vital.DEAD))
+    with pytest.raises(CharacterDead):
+        join_fight(dead, "dame")
+    with pytest.raises(NoFight):
+        join_fight(four(), "dame")
+
+
+def test_r33_one_leaving_mid_round_costs_or_gives_nobody_a_turn():
+    state = turn(start(four(), ("aria", "brann", "gobelin", "dame")).state).state  # Brann
+    outcome = checked(state, leave_fight(state, "gobelin"))
+    assert outcome.state.fight.order == ("aria", "brann", "dame")
+    assert outcome.explanation_lines("fr") == (
+        "R33 · Ordre du combat : Aria, Brann, Dame",
+        "R33 · Gobelin quitte le combat",
+    )
+    seen, after = turns_of_round(outcome.state)
+    assert seen == ["brann", "dame"]
+    assert turns_of_round(after)[0] == ["aria", "brann", "dame"]
+
+
+def test_r33_the_current_one_fleeing_passes_the_turn_to_the_next():
+    state = turn(start(four(), ("aria", "brann", "gobelin", "dame")).state).state  # Brann
+    outcome = checked(state, leave_fight(state, "brann"))
+    fight = outcome.state.fight
+    assert fight.current == "gobelin" and fight.done == ("aria",) and fight.round == 1
+    assert outcome.explanation_lines("fr")[-1] == "R33 · Au tour de : Gobelin"
+    assert turns_of_round(outcome.state)[0] == ["gobelin", "dame"]
+
+
+def test_r33_leaving_refuses_one_not_in_the_fight_and_the_last_combatant():
+    from rules.engine import NotInFight
+
+    state = start(four(), ("aria", "brann")).state
+    with pytest.raises(NotInFight):
+        leave_fight(state, "dame")
+    state = leave_fight(state, "aria").state
+    with pytest.raises(InvalidFight) as refused:
+        leave_fight(state, "brann")
+    assert refused.value.message_fr == (
+        "Brann est seul·e dans le combat : terminez le combat plutôt."
+    )
+
+
+def test_r33_join_and_leave_keep_the_order_and_turn_through_json():
+    state = turn(start(four()).state).state
+    state = join_fight(state, "dame", place=1).state
+    state = leave_fight(state, "brann").state
+    fight = state.fight
+    assert Fight.from_json(fight.to_json()) == fight
+    assert fight.current == "gobelin" and fight.order == ("dame", "aria", "gobelin")
+
+
+def test_r33_the_last_turn_of_a_round_fleeing_starts_the_next_round_with_fresh_budgets():
+    from rules.engine import spend
+
+    state = start(four(), ("aria", "brann", "gobelin"), surprised=("aria",)).state
+    state = spend(state, "brann", "action").state
+    state = turn(turn(state).state).state  # Gobelin's turn, the last of round 1
+    outcome = checked(state, leave_fight(state, "gobelin"))
+    fight = outcome.state.fight
+    assert (fight.round, fight.current, fight.done) == (2, "aria", ())
+    assert budgets(outcome.state) == {"aria": (2, 1), "brann": (2, 1)}
+    lines = outcome.explanation_lines("fr")
+    assert lines[:3] == (
+        "R33 · Ordre du combat : Aria, Brann",
+        "R33 · Gobelin quitte le combat",
+        "R33 · Fin de la manche 1",
+    )
+    assert "R33 · Au tour de : Aria" in lines and "R33 · Au tour de : Brann" not in lines
+    assert "R25 · Aria — n’est plus Surpris·e" in lines  # round 1's end, as a turn would
+
+
+def test_r33_when_rounds_move_the_clock_the_last_turn_fleeing_leaves_the_round_to_end():
+    from dataclasses import replace
+
+    from rules.engine import DEFAULT_RULESET
+
+    ruleset = replace(DEFAULT_RULESET, round_seconds=6)
+    state = start(four(), ("aria", "brann", "gobelin")).state
+    state = turn(turn(state).state).state  # Gobelin's turn, the last of round 1
+    fight = leave_fight(state, "gobelin", ruleset=ruleset).state.fight
+    assert (fight.round, fight.current) == (1, "brann")  # « Tour suivant » ends the round
