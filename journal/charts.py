@@ -231,6 +231,9 @@ HOUR_ROW = (
     "last_at",
     "last_value",
     "last_entry",
+    "zeros",
+    "zero_at",
+    "zero_entry",
 )
 LINE_FIELDS = ("pv", "flux")
 OTHER_FIELDS = tuple(name for name in CHART_FIELDS if name not in LINE_FIELDS)
@@ -496,14 +499,18 @@ _X = (
 # A coarse chart (`_x_axis`) draws a change at its hour's column.
 _COARSE_T = "(floor(p.t / {hour}::float8) * {hour}::float8)"
 # A coarse chart's columns from the hours kept summed up (journal.models.ChartHour): the same
-# columns as `_AGGREGATE` makes of the changes, reading a row per hour, not per change.
+# columns as `_AGGREGATE` makes of the changes, reading a row per hour, not per change. Plain
+# aggregates only (the last value as the greatest [time, entry, value]): the database hashes
+# the columns instead of sorting every hour.
 _AGGREGATE_HOURS = """
     SELECT field, x, min(low), max(high), sum(count), min(first_at), max(last_at),
-        (array_agg(last_value ORDER BY last_at DESC, last_entry DESC))[1]
+        (max(ARRAY[(extract(epoch FROM last_at) * 1000000)::bigint, last_entry,
+            last_value]))[3],
+        sum(zeros), min(zero_at), min(ARRAY[hour, zero_entry]) FILTER (WHERE zeros > 0)
     FROM (SELECT h.*, floor(%s::float8 + ((h.hour * {hour})::float8 - %s::float8)
             / %s::float8 * %s::float8 * %s::float8 + 0.5::float8)::int AS x
         FROM ({rows}) AS h(field, hour, count, low, high, first_at, last_at, last_value,
-            last_entry)) AS q
+            last_entry, zeros, zero_at, zero_entry)) AS q
     GROUP BY field, x ORDER BY field, x
 """
 
@@ -530,8 +537,13 @@ def _aggregated(character, points, hours) -> Chart:
     x_params = [LEFT, x_of.begin, x_of.span, x_of.plot, 0.96]
     t = _COARSE_T.format(hour=int(points_module.HOUR)) if x_of.coarse else "p.t"
     columns: dict[str, list[tuple]] = {name: [] for name in LINE_FIELDS}
+    hourly = x_of.coarse and READ_HOURS
+    # The falls to 0 a coarse chart reads from the hours: by stretch of MARK_SPAN units, how
+    # many, the first's game time and entry (the earliest hour's lowest id, as `_AGGREGATE_MOMENTS`
+    # orders them).
+    falls: dict[int, list] = {}
     with connections[router.db_for_read(ChartPoint)].cursor() as cursor:
-        if x_of.coarse and READ_HOURS:
+        if hourly:
             summed = hours.filter(field__in=LINE_FIELDS).order_by()
             sql, params = summed.values_list(*HOUR_ROW).query.sql_with_params()
             query = _AGGREGATE_HOURS.format(hour=int(points_module.HOUR), rows=sql)
@@ -539,12 +551,20 @@ def _aggregated(character, points, hours) -> Chart:
             sql, params = lines.order_by().values_list(*read).query.sql_with_params()
             query = _AGGREGATE.format(x=_X.format(rows=sql, t=t))
         cursor.execute(query, [*x_params, *params])
-        for name, x, lo, hi, n, first_at, last_at, last in cursor.fetchall():
+        for name, x, lo, hi, n, first_at, last_at, last, *zero in cursor.fetchall():
             columns[name].append((x, lo if n == 1 else None, lo, hi, last, n, first_at, last_at))
-        # The PV changes that mark a moment: few, on their own partial index.
-        sql, params = (
-            lines.filter(field="pv").exclude(moment="").values_list(*read).query.sql_with_params()
-        )
+            if hourly and zero[0]:
+                fell = falls.setdefault(x // MARK_SPAN, [0, zero[1], zero[2][1]])
+                fell[0] += zero[0]
+                fell[1] = min(fell[1], zero[1])
+        for n, at, entry_id in falls.values():
+            moments.append(_moment(at, entry_id, "zero", times=n))
+        # The PV changes that mark a moment: few, on their own partial index (a coarse chart
+        # read its falls to 0 from the hours: only its rests here).
+        marked = lines.filter(field="pv").exclude(moment="")
+        if hourly:
+            marked = lines.filter(field="pv", moment="rest")
+        sql, params = marked.values_list(*read).query.sql_with_params()
         cursor.execute(
             _AGGREGATE_MOMENTS.format(x=_X.format(rows=sql, t=t)),
             [MARK_SPAN, *x_params, *params, MARK_SPAN],

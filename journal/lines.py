@@ -102,14 +102,57 @@ class Action:
 def with_genders(entries: list[AuditEntry]) -> list[AuditEntry]:
     """`entries`, each carrying its character's grammatical gender (`character_gender`,
     one query for the page), so that a line about a named character agrees with it
-    (« Aveline devient Gênée »)."""
+    (« Aveline devient Gênée »); an undo's entries carry the line of the action they undo
+    (`undone_line`, see `_with_undone`)."""
     from characters.models import Character
 
     ids = {e.character_id for e in entries if e.character_id}
     genders = dict(Character.objects.filter(pk__in=ids).values_list("pk", "gender"))
     for entry in entries:
         entry.character_gender = genders.get(entry.character_id, IEL)
+    _with_undone(entries)
     return entries
+
+
+def _with_undone(entries: list[AuditEntry]) -> None:
+    """Each undo's entries carry `undone_line`: the line of the action it takes back (an undo
+    of an undo: of the action it brings back), and `undoes_undo`. Three queries for a page,
+    whatever its number of undos; none without one."""
+    undos = [e for e in entries if e.action == "undo" and e.reverts_id]
+    if not undos:
+        return
+    targets = dict(
+        AuditEntry.objects.filter(pk__in={e.reverts_id for e in undos}).values_list(
+            "pk", "reverts_id"
+        )
+    )
+    # An undo of an undo brings back the action that undo had taken back.
+    originals = dict(
+        AuditEntry.objects.filter(pk__in={r for r in targets.values() if r}).values_list(
+            "pk", "batch"
+        )
+    )
+    plain = AuditEntry.objects.filter(pk__in=[t for t, r in targets.items() if not r])
+    batch_of = dict(plain.values_list("pk", "batch"))
+    for target, reverted in targets.items():
+        if reverted in originals:
+            batch_of[target] = originals[reverted]
+    found: dict = {}
+    for entry in AuditEntry.objects.filter(batch__in=set(batch_of.values())).order_by("id"):
+        found.setdefault(entry.batch, []).append(entry)
+    from characters.models import Character
+
+    ids = {e.character_id for group in found.values() for e in group if e.character_id}
+    genders = dict(Character.objects.filter(pk__in=ids).values_list("pk", "gender"))
+    lines: dict = {}
+    for batch, group in found.items():
+        for entry in group:
+            entry.character_gender = genders.get(entry.character_id, IEL)
+        lines[batch] = action_text(group)
+    for entry in undos:
+        batch = batch_of.get(entry.reverts_id)
+        entry.undone_line = lines.get(batch, "")
+        entry.undoes_undo = bool(targets.get(entry.reverts_id))
 
 
 def _gender(entries: list[AuditEntry], moved: dict) -> str:
@@ -157,11 +200,7 @@ def action_text(entries: list[AuditEntry]) -> str:
     if cause:
         label = f"{label} ({cause})"
     if head.action == "undo":
-        targets = sorted({e.reverts_id for e in changes if e.reverts_id})
-        if len(targets) > 2:
-            label = f"{label} #{targets[0]}…#{targets[-1]}"
-        else:
-            label = f"{label} " + ", ".join(f"#{t}" for t in targets)
+        return typographic(_undo_sentence(entries, changes))
     # Per character, what moved from the first value to the last one.
     moved: dict[str, dict[str, list]] = {}
     for entry in changes:
@@ -305,6 +344,49 @@ def _moves(fields: dict, *, deltas: bool) -> list[str]:
         if key in fields and fields[key][0] != fields[key][1]:
             said.append(_moved(key, *fields[key]))
     return said
+
+
+def _head_of(line: str) -> str:
+    """A line's head, before what moved: « La nuit passe (8 h) », « Isaure prend 3 dégâts »."""
+    for colon in (" : ", ": "):
+        if colon in line:
+            return line.split(colon, 1)[0]
+    return line
+
+
+def _undo_sentence(entries, changes) -> str:
+    """« Le MJ annule « La nuit passe (8 h) » : 11 changements défaits »; an undo of an undo
+    « rétablit » the action; a small undo says what came back (« PV 11 → 14 »)."""
+    head = next((e for e in entries if getattr(e, "undone_line", None)), entries[0])
+    again = bool(getattr(head, "undoes_undo", False))
+    undone = _head_of(getattr(head, "undone_line", "") or "")
+    targets = sorted({e.reverts_id for e in changes if e.reverts_id})
+    if undone:
+        what = in_language(f"« {undone} »", f"“{undone}”")
+    elif targets:
+        what = in_language(f"l’action de #{targets[0]}", f"the action of #{targets[0]}")
+    else:
+        what = in_language("une action", "an action")
+    verb = in_language("rétablit" if again else "annule", "restores" if again else "undoes")
+    sentence = in_language(f"Le MJ {verb} {what}", f"The GM {verb} {what}")
+    count = len(changes)
+    if not count:
+        return sentence
+    colon = " : " if in_language("fr", "en") == "fr" else ": "
+    if count <= 3 and all(e.field in ("pv", "flux") for e in changes):
+        # What came back, per character: « Isaure PV 11 → 14 ».
+        said = [
+            f"{e.character_name} {_moved(e.field, e.before, e.after)}".strip() for e in changes
+        ]
+        return sentence + colon + ", ".join(said)
+    s = "s" if count > 1 else ""
+    if again:
+        return sentence + colon + in_language(
+            f"{count} changement{s} refait{s}", f"{count} change{s} made again"
+        )
+    return sentence + colon + in_language(
+        f"{count} changement{s} défait{s}", f"{count} change{s} taken back"
+    )
 
 
 def _sentence(head, entries, changes, moved) -> str | None:

@@ -269,6 +269,12 @@ class ChartPoint(models.Model):
                 condition=~Q(moment=""),
                 name="chart_points_moments",
             ),
+            # A coarse chart reads its falls to 0 from the hours, its rests from the rows.
+            models.Index(
+                fields=["character", "game_time", "entry_id"],
+                condition=Q(moment="rest"),
+                name="chart_points_rests",
+            ),
         ]
         verbose_name = _("chart point")
         verbose_name_plural = _("chart points")
@@ -304,6 +310,11 @@ class ChartHour(models.Model):
     last_value = models.IntegerField()
     last_at = models.DateTimeField()
     last_entry = models.BigIntegerField()
+    # The hour's falls to 0 PV (ChartPoint.moment "zero"): how many, the first's game time
+    # and the lowest entry id among them (a coarse chart marks them by the hour).
+    zeros = models.IntegerField(default=0)
+    zero_at = models.DateTimeField(null=True, blank=True)
+    zero_entry = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -131,6 +131,9 @@ _HOUR_FIELDS = (
     "last_value",
     "last_at",
     "last_entry",
+    "zeros",
+    "zero_at",
+    "zero_entry",
 )
 
 
@@ -148,26 +151,34 @@ def _hour_key(point) -> tuple:
 
 
 def _sum_hours(points: Iterable) -> list[tuple]:
-    """Kept rows (or alike: character_id, field, visibility, value, game_time, entry_id) summed
-    by hour, as ChartHour's columns (`_HOUR_FIELDS`)."""
+    """Kept rows (or alike: character_id, field, visibility, value, game_time, entry_id,
+    moment) summed by hour, as ChartHour's columns (`_HOUR_FIELDS`)."""
     hours: dict[tuple, list] = {}
-    for character_id, name, visibility, value, at, entry_id in points:
+    for character_id, name, visibility, value, at, entry_id, moment in points:
         if value is None or at is None:
             continue
         hours.setdefault((character_id, name, visibility, hour_of(at)), []).append(
-            (at, entry_id, value)
+            (at, entry_id, value, moment)
         )
     summed = []
     for key, changes in hours.items():
         changes.sort()
-        values = [value for _, _, value in changes]
-        (first_at, first_entry, first), (last_at, last_entry, last) = changes[0], changes[-1]
+        values = [change[2] for change in changes]
+        (first_at, first_entry, first, _), (last_at, last_entry, last, _) = changes[0], changes[-1]
         head = (len(changes), min(values), max(values))
-        summed.append((*key, *head, first, first_at, first_entry, last, last_at, last_entry))
+        zeros = [(at, entry_id) for at, entry_id, _, moment in changes if moment == "zero"]
+        fell = (
+            (len(zeros), min(at for at, _ in zeros), min(e for _, e in zeros))
+            if zeros
+            else (0, None, None)
+        )
+        summed.append(
+            (*key, *head, first, first_at, first_entry, last, last_at, last_entry, *fell)
+        )
     return summed
 
 
-_SUMMED_ROW = ("character_id", "field", "visibility", "value", "game_time", "entry_id")
+_SUMMED_ROW = ("character_id", "field", "visibility", "value", "game_time", "entry_id", "moment")
 
 
 def _resum(campaign_id: int, keys: set[tuple]) -> None:
@@ -278,7 +289,9 @@ _HOURS_SQL = """
         max(value), (array_agg(value ORDER BY game_time, entry_id))[1], min(game_time),
         (array_agg(entry_id ORDER BY game_time, entry_id))[1],
         (array_agg(value ORDER BY game_time DESC, entry_id DESC))[1], max(game_time),
-        (array_agg(entry_id ORDER BY game_time DESC, entry_id DESC))[1]
+        (array_agg(entry_id ORDER BY game_time DESC, entry_id DESC))[1],
+        count(*) FILTER (WHERE moment = 'zero'), min(game_time) FILTER (WHERE moment = 'zero'),
+        min(entry_id) FILTER (WHERE moment = 'zero')
     FROM (SELECT r.*, floor(extract(epoch FROM r.game_time) / %s)::bigint AS hour
         FROM ({rows}) AS r
         WHERE r.value IS NOT NULL AND r.game_time IS NOT NULL) AS q
@@ -296,7 +309,8 @@ def recompute_hours(campaign) -> set[tuple]:
     rows = _log_rows(campaign).iterator(chunk_size=5000)
     points = (_point(row) for row in rows)
     summed = _sum_hours(
-        (p.character_id, p.field, p.visibility, p.value, p.game_time, p.entry_id) for p in points
+        (p.character_id, p.field, p.visibility, p.value, p.game_time, p.entry_id, p.moment)
+        for p in points
     )
     return set(summed)
 
