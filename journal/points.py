@@ -172,9 +172,7 @@ def _sum_hours(points: Iterable) -> list[tuple]:
             if zeros
             else (0, None, None)
         )
-        summed.append(
-            (*key, *head, first, first_at, first_entry, last, last_at, last_entry, *fell)
-        )
+        summed.append((*key, *head, first, first_at, first_entry, last, last_at, last_entry, *fell))
     return summed
 
 

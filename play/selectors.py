@@ -476,8 +476,7 @@ def party_for(membership, rows) -> list[PartyMember]:
                 row,
                 vital=vital,
                 conditions=tuple(
-                    engine_text.condition_name(c.kind, state.gender)[lang]
-                    for c in state.conditions
+                    engine_text.condition_name(c.kind, state.gender)[lang] for c in state.conditions
                 ),
                 bars=bars,
                 down=down,
