@@ -48,6 +48,6 @@ def entry_classes(entry) -> str:
     if getattr(entry, "seal_view", None):
         classes.append("has-seal")
     undone = getattr(entry, "undone_by", None)
-    if undone or getattr(entry, "action_undone", False) and entry.kind == "roll":
+    if undone or (getattr(entry, "action_undone", False) and entry.kind == "roll"):
         classes.append("undone")
     return " ".join(classes)
