@@ -1,7 +1,6 @@
-"""What a player reads on a phone (390 x 844) after the wording pass (issue 24): a refusal
-without the rules' ids (« (R16) » is the GM's reference), condition names that agree with the
-character (« Gênée » for « elle »), and the true minus sign (−) in the chart. DEBUG on and
-off. Screenshots in test-artifacts/."""
+"""What a player reads on a phone (390 x 844): a refusal without the rules' ids (« (R16) » is
+the GM's reference), condition names that agree with the character (« Gênée » for « elle »),
+and the true minus sign (−) in the chart. DEBUG on and off. Screenshots in test-artifacts/."""
 
 import re
 
