@@ -11,7 +11,9 @@ their line was).
 A session's chart reads the log; the whole campaign's reads the kept chart rows
 (journal/points.py: the same counted changes, filtered by `point_filter` as
 `visible_entries` filters the log), aggregated by the drawing's columns in PostgreSQL when a
-character has more than AGGREGATE_ABOVE PV and Flux changes in view.
+character has more than AGGREGATE_ABOVE PV and Flux changes in view: from the hours kept summed
+up (journal.models.ChartHour) when the chart is coarse (more than an hour per column, see
+`_x_axis`), so that a long campaign's chart reads a row per hour, not per change.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from django.db import connections, router
 from django.db.models import Q
 
 from campaign.models import Membership, PartyVisibility, Visibility
-from journal.models import AuditEntry, ChartPoint, EntryKind, PlaySession
+from journal import points as points_module
+from journal.models import AuditEntry, ChartHour, ChartPoint, EntryKind, PlaySession
 from journal.points import CHART_FIELDS, REST_RULES, pv_moment
 from journal.standing import standing
 from journal.texts import in_language
@@ -35,6 +38,9 @@ from rules.engine.text import CONDITION_TEXT, MINUS, game_day, moment_text
 # kept chart rows aggregated by the drawing's columns in the database (PostgreSQL): its cost
 # stays that of the drawing, not of the campaign's length. Fewer are read one by one.
 AGGREGATE_ABOVE = 2000
+# A coarse chart reads the hours kept summed up; False reads the changes (bench/story.py
+# measures both in one run).
+READ_HOURS = True
 VITAL_MOMENTS = {
     "borrowed_time": ("en sursis", "on borrowed time"),
     "coma": ("coma", "coma"),
@@ -215,6 +221,20 @@ def in_session(entries, session: PlaySession):
 # What a chart reads of an entry (or of a kept row: its `entry_id` in place of `id`).
 ROW = ("id", "character_id", "game_time", "field", "before", "after", "rule_id", "batch")
 POINT_ROW = ("entry_id", *ROW[1:])
+HOUR_ROW = (
+    "field",
+    "hour",
+    "count",
+    "low",
+    "high",
+    "first_at",
+    "last_at",
+    "last_value",
+    "last_entry",
+    "zeros",
+    "zero_at",
+    "zero_entry",
+)
 LINE_FIELDS = ("pv", "flux")
 OTHER_FIELDS = tuple(name for name in CHART_FIELDS if name not in LINE_FIELDS)
 HEAD = 600  # the rows an aggregated chart reads one by one, for its table's first steps
@@ -251,13 +271,28 @@ def point_filter(membership: Membership, character) -> Q:
     return Q(pk__in=[])
 
 
-def _points(membership: Membership, characters):
-    """The whole campaign's rows, from the kept chart rows (journal/points.py): what counts
-    only, as the log's `counted` entries are."""
+def _seen(membership: Membership, characters) -> Q:
     seen = Q(pk__in=[])
     for character in characters:
         seen |= point_filter(membership, character)
-    return ChartPoint.objects.filter(campaign_id=membership.campaign_id).filter(seen)
+    return seen
+
+
+def _points(membership: Membership, characters):
+    """The whole campaign's rows, from the kept chart rows (journal/points.py): what counts
+    only, as the log's `counted` entries are."""
+    return ChartPoint.objects.filter(campaign_id=membership.campaign_id).filter(
+        _seen(membership, characters)
+    )
+
+
+def _hours(membership: Membership, characters):
+    """The same rows' PV and Flux summed by hour (journal.models.ChartHour), seen alike: the
+    filter's columns (character, field, visibility) are the hours' too, so that a change the
+    viewer may not see is in no hour they read."""
+    return ChartHour.objects.filter(campaign_id=membership.campaign_id).filter(
+        _seen(membership, characters)
+    )
 
 
 def _line_points(points):
@@ -290,7 +325,9 @@ def character_charts(
         for row in rows.iterator(chunk_size=5000):
             by_character[row[1]].append(row)
     return [
-        _aggregated(c, _points(membership, [c])) if c.pk in large else _chart(c, by_character[c.pk])
+        _aggregated(c, _points(membership, [c]), _hours(membership, [c]))
+        if c.pk in large
+        else _chart(c, by_character[c.pk])
         for c in characters
     ]
 
@@ -400,16 +437,26 @@ def _chart(character, rows) -> Chart:
 
 def _x_axis(start: datetime, end: datetime):
     """Game time -> the drawing's x (a whole unit; halves round up, as the database's
-    aggregation rounds them)."""
+    aggregation rounds them). A chart longer than one hour per unit is coarse: a change is
+    drawn at the column of its hour (journal/points.HOUR), which moves it by less than a
+    column, so that the hours kept summed up draw exactly what the changes would."""
     if end <= start:
         end = start + timedelta(hours=1)
-    span = (end - start).total_seconds()
     plot = WIDTH - LEFT - RIGHT
+    hour = points_module.HOUR
+    coarse = (end - start).total_seconds() >= hour * plot
+    begin = start.timestamp()
+    if coarse:
+        begin = math.floor(begin / hour) * hour
+    span = end.timestamp() - begin
 
     def x_of(at: datetime) -> int:
-        return math.floor(LEFT + (at - start).total_seconds() / span * plot * 0.96 + 0.5)
+        t = at.timestamp()
+        if coarse:
+            t = math.floor(t / hour) * hour
+        return math.floor(LEFT + (t - begin) / span * plot * 0.96 + 0.5)
 
-    x_of.start, x_of.span, x_of.plot = start, span, plot
+    x_of.begin, x_of.span, x_of.plot, x_of.coarse = begin, span, plot, coarse
     return x_of
 
 
@@ -444,14 +491,31 @@ _AGGREGATE_MOMENTS = """
     FROM ({x}) AS q GROUP BY moment, x / %s
 """
 _X = (
-    "SELECT p.*, floor(%s::float8 + (p.t - %s::float8) "
+    "SELECT p.*, floor(%s::float8 + ({t} - %s::float8) "
     "/ %s::float8 * %s::float8 * %s::float8 + 0.5::float8)::int AS x "
     "FROM (SELECT r.*, extract(epoch FROM r.game_time)::float8 AS t "
     "FROM ({rows}) AS r(field, value, game_time, entry_id, batch, rule_id, moment)) AS p"
 )
+# A coarse chart (`_x_axis`) draws a change at its hour's column.
+_COARSE_T = "(floor(p.t / {hour}::float8) * {hour}::float8)"
+# A coarse chart's columns from the hours kept summed up (journal.models.ChartHour): the same
+# columns as `_AGGREGATE` makes of the changes, reading a row per hour, not per change. Plain
+# aggregates only (the last value as the greatest [time, entry, value]): the database hashes
+# the columns instead of sorting every hour.
+_AGGREGATE_HOURS = """
+    SELECT field, x, min(low), max(high), sum(count), min(first_at), max(last_at),
+        (max(ARRAY[(extract(epoch FROM last_at) * 1000000)::bigint, last_entry,
+            last_value]))[3],
+        sum(zeros), min(zero_at), min(ARRAY[hour, zero_entry]) FILTER (WHERE zeros > 0)
+    FROM (SELECT h.*, floor(%s::float8 + ((h.hour * {hour})::float8 - %s::float8)
+            / %s::float8 * %s::float8 * %s::float8 + 0.5::float8)::int AS x
+        FROM ({rows}) AS h(field, hour, count, low, high, first_at, last_at, last_value,
+            last_entry, zeros, zero_at, zero_entry)) AS q
+    GROUP BY field, x ORDER BY field, x
+"""
 
 
-def _aggregated(character, points) -> Chart:
+def _aggregated(character, points, hours) -> Chart:
     """A long campaign's chart: the same drawing as `_chart` would make of every row, from
     the kept rows aggregated by the drawing's columns in the database (PostgreSQL); the table
     lists the first steps."""
@@ -470,19 +534,39 @@ def _aggregated(character, points) -> Chart:
     end = max(ends)
     x_of = _x_axis(start, end)
     read = ("field", "value", "game_time", "entry_id", "batch", "rule_id", "moment")
-    sql, params = lines.order_by().values_list(*read).query.sql_with_params()
-    x_params = [LEFT, x_of.start.timestamp(), x_of.span, x_of.plot, 0.96]
+    x_params = [LEFT, x_of.begin, x_of.span, x_of.plot, 0.96]
+    t = _COARSE_T.format(hour=int(points_module.HOUR)) if x_of.coarse else "p.t"
     columns: dict[str, list[tuple]] = {name: [] for name in LINE_FIELDS}
+    hourly = x_of.coarse and READ_HOURS
+    # The falls to 0 a coarse chart reads from the hours: by stretch of MARK_SPAN units, how
+    # many, the first's game time and entry (the earliest hour's lowest id, as `_AGGREGATE_MOMENTS`
+    # orders them).
+    falls: dict[int, list] = {}
     with connections[router.db_for_read(ChartPoint)].cursor() as cursor:
-        cursor.execute(_AGGREGATE.format(x=_X.format(rows=sql)), [*x_params, *params])
-        for name, x, lo, hi, n, first_at, last_at, last in cursor.fetchall():
+        if hourly:
+            summed = hours.filter(field__in=LINE_FIELDS).order_by()
+            sql, params = summed.values_list(*HOUR_ROW).query.sql_with_params()
+            query = _AGGREGATE_HOURS.format(hour=int(points_module.HOUR), rows=sql)
+        else:
+            sql, params = lines.order_by().values_list(*read).query.sql_with_params()
+            query = _AGGREGATE.format(x=_X.format(rows=sql, t=t))
+        cursor.execute(query, [*x_params, *params])
+        for name, x, lo, hi, n, first_at, last_at, last, *zero in cursor.fetchall():
             columns[name].append((x, lo if n == 1 else None, lo, hi, last, n, first_at, last_at))
-        # The PV changes that mark a moment: few, on their own partial index.
-        sql, params = (
-            lines.filter(field="pv").exclude(moment="").values_list(*read).query.sql_with_params()
-        )
+            if hourly and zero[0]:
+                fell = falls.setdefault(x // MARK_SPAN, [0, zero[1], zero[2][1]])
+                fell[0] += zero[0]
+                fell[1] = min(fell[1], zero[1])
+        for n, at, entry_id in falls.values():
+            moments.append(_moment(at, entry_id, "zero", times=n))
+        # The PV changes that mark a moment: few, on their own partial index (a coarse chart
+        # read its falls to 0 from the hours: only its rests here).
+        marked = lines.filter(field="pv").exclude(moment="")
+        if hourly:
+            marked = lines.filter(field="pv", moment="rest")
+        sql, params = marked.values_list(*read).query.sql_with_params()
         cursor.execute(
-            _AGGREGATE_MOMENTS.format(x=_X.format(rows=sql)),
+            _AGGREGATE_MOMENTS.format(x=_X.format(rows=sql, t=t)),
             [MARK_SPAN, *x_params, *params, MARK_SPAN],
         )
         for kind, _, n, batches, entry_id, rule_id, at in cursor.fetchall():

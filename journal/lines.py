@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC
 
+from campaign.models import Visibility
 from journal.audit import from_json
 from journal.feed import typographic
 from journal.models import AuditEntry, EntryKind
@@ -104,14 +105,63 @@ class Action:
 def with_genders(entries: list[AuditEntry]) -> list[AuditEntry]:
     """`entries`, each carrying its character's grammatical gender (`character_gender`,
     one query for the page), so that a line about a named character agrees with it
-    (« Aveline devient Gênée »)."""
+    (« Aveline devient Gênée »); an undo's entries carry the line of the action they undo
+    (`undone_line`, see `_with_undone`)."""
     from characters.models import Character
 
     ids = {e.character_id for e in entries if e.character_id}
     genders = dict(Character.objects.filter(pk__in=ids).values_list("pk", "gender"))
     for entry in entries:
         entry.character_gender = genders.get(entry.character_id, IEL)
+    _with_undone(entries)
     return entries
+
+
+def _with_undone(entries: list[AuditEntry]) -> None:
+    """Each undo's entries carry `undone_line`: the line of the action it takes back (an undo
+    of an undo: of the action it brings back), and `undoes_undo`. Three queries for a page,
+    whatever its number of undos; none without one."""
+    undos = [e for e in entries if e.action == "undo" and e.reverts_id]
+    if not undos:
+        return
+    targets = dict(
+        AuditEntry.objects.filter(pk__in={e.reverts_id for e in undos}).values_list(
+            "pk", "reverts_id"
+        )
+    )
+    # An undo of an undo brings back the action that undo had taken back.
+    originals = dict(
+        AuditEntry.objects.filter(pk__in={r for r in targets.values() if r}).values_list(
+            "pk", "batch"
+        )
+    )
+    plain = AuditEntry.objects.filter(pk__in=[t for t, r in targets.items() if not r])
+    batch_of = dict(plain.values_list("pk", "batch"))
+    for target, reverted in targets.items():
+        if reverted in originals:
+            batch_of[target] = originals[reverted]
+    found: dict = {}
+    for entry in AuditEntry.objects.filter(batch__in=set(batch_of.values())).order_by("id"):
+        found.setdefault(entry.batch, []).append(entry)
+    from characters.models import Character
+
+    ids = {e.character_id for group in found.values() for e in group if e.character_id}
+    genders = dict(Character.objects.filter(pk__in=ids).values_list("pk", "gender"))
+    for group in found.values():
+        for entry in group:
+            entry.character_gender = genders.get(entry.character_id, IEL)
+    lines: dict = {}
+    for entry in undos:
+        batch = batch_of.get(entry.reverts_id)
+        # An undo anyone may read quotes only what anyone may read of the action it undoes.
+        public = entry.visibility == Visibility.EVERYONE
+        if (batch, public) not in lines:
+            group = [
+                e for e in found.get(batch, ()) if not public or e.visibility == Visibility.EVERYONE
+            ]
+            lines[(batch, public)] = action_text(group) if group else ""
+        entry.undone_line = lines[(batch, public)]
+        entry.undoes_undo = bool(targets.get(entry.reverts_id))
 
 
 def _gender(entries: list[AuditEntry], moved: dict) -> str:
@@ -159,11 +209,7 @@ def action_text(entries: list[AuditEntry]) -> str:
     if cause:
         label = f"{label} ({cause})"
     if head.action == "undo":
-        targets = sorted({e.reverts_id for e in changes if e.reverts_id})
-        if len(targets) > 2:
-            label = f"{label} #{targets[0]}…#{targets[-1]}"
-        else:
-            label = f"{label} " + ", ".join(f"#{t}" for t in targets)
+        return typographic(_undo_sentence(entries, changes))
     # Per character, what moved from the first value to the last one.
     moved: dict[str, dict[str, list]] = {}
     for entry in changes:
@@ -309,6 +355,51 @@ def _moves(fields: dict, *, deltas: bool) -> list[str]:
     return said
 
 
+def _head_of(line: str) -> str:
+    """A line's head, before what moved: « La nuit passe (8 h) », « Isaure prend 3 dégâts »."""
+    for colon in (" : ", ": "):
+        if colon in line:
+            return line.split(colon, 1)[0]
+    return line
+
+
+def _undo_sentence(entries, changes) -> str:
+    """« Le MJ annule « La nuit passe (8 h) » : 11 changements défaits »; an undo of an undo
+    « rétablit » the action; a small undo says what came back (« PV 11 → 14 »)."""
+    head = next((e for e in entries if getattr(e, "undone_line", None)), entries[0])
+    again = bool(getattr(head, "undoes_undo", False))
+    undone = _head_of(getattr(head, "undone_line", "") or "")
+    targets = sorted({e.reverts_id for e in changes if e.reverts_id})
+    if undone:
+        what = in_language(f"« {undone} »", f"“{undone}”")
+    elif targets:
+        what = in_language(f"l’action de #{targets[0]}", f"the action of #{targets[0]}")
+    else:
+        what = in_language("une action", "an action")
+    verb = in_language("rétablit" if again else "annule", "restores" if again else "undoes")
+    sentence = in_language(f"Le MJ {verb} {what}", f"The GM {verb} {what}")
+    count = len(changes)
+    if not count:
+        return sentence
+    colon = " : " if in_language("fr", "en") == "fr" else ": "
+    if count <= 3 and all(e.field in ("pv", "flux") for e in changes):
+        # What came back, per character: « Isaure PV 11 → 14 ».
+        said = [f"{e.character_name} {_moved(e.field, e.before, e.after)}".strip() for e in changes]
+        return sentence + colon + ", ".join(said)
+    s = "s" if count > 1 else ""
+    if again:
+        return (
+            sentence
+            + colon
+            + in_language(f"{count} changement{s} refait{s}", f"{count} change{s} made again")
+        )
+    return (
+        sentence
+        + colon
+        + in_language(f"{count} changement{s} défait{s}", f"{count} change{s} taken back")
+    )
+
+
 def _sentence(head, entries, changes, moved) -> str | None:
     """The action as a sentence, or None when it has none of its own (the label's form)."""
     colon = " : " if in_language("fr", "en") == "fr" else ": "
@@ -338,6 +429,16 @@ def _sentence(head, entries, changes, moved) -> str | None:
         if not people:
             return label
         return label + colon + ", ".join(people)
+    if action.startswith("fight_"):
+        return _fight_sentence(action, entries, changes, moved)
+    if action == "free_roll":
+        return _free_roll_sentence(head, entries)
+    if action == "character_create":
+        return _created_sentence(changes)
+    if action.startswith("proposal"):
+        return _proposal_sentence(action, changes)
+    if action == "campaign_settings_update":
+        return _settings_sentence(changes)
     # The character the action is about: its first entry's, or the one whose values moved
     # (a stabilisation's roll is the healer's, who may be nobody of the campaign).
     named = [other for other in moved if other]
@@ -399,6 +500,20 @@ def _sentence(head, entries, changes, moved) -> str | None:
         return f"{name} " + ", ".join(words + said) if words else None
     if action == "check" and rolls:
         return f"{name} " + _test_words(rolls[-1])
+    if action == "fall":
+        fell = next((r for r in _rolls(entries) if r.get("purpose") == "fall_damage"), None)
+        amount = fell.get("total") if fell else None
+        subject = in_language(f"{name} fait une chute", f"{name} falls")
+        said = _moves(fields, deltas=False)
+        if isinstance(amount, int):
+            said.insert(0, in_language(f"{amount} dégâts", f"{amount} damage"))
+        return subject + (colon + ", ".join(said) if said else "")
+    if action in ("fall_ill", "remedy"):
+        return _illness_sentence(action, name, fields, rolls, colon)
+    if action == "character_update" and changes:
+        said = [_moved(e.field, e.before, e.after) for e in changes if e.field != "version"]
+        subject = in_language(f"La fiche {de(name)} change", f"{name}’s sheet changes")
+        return subject + (colon + ", ".join(said) if said else "")
     if action in ("stabilise", "wake"):
         said = _moves(fields, deltas=False)
         if action == "stabilise":
@@ -423,3 +538,231 @@ def _sentence(head, entries, changes, moved) -> str | None:
                 )
         return subject + (colon + ", ".join(said) if said else "")
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Fights and rarer actions, said as the table says them.
+
+_ORDER = re.compile(r"(?:Début du combat|Ordre du combat) : (.+?)(?: ;|$)")
+_TURN = re.compile(r"au tour de : (.+?)(?: \(|$)", re.IGNORECASE)
+
+
+def _fight_change(changes):
+    return next((e for e in changes if e.field == "fight"), None)
+
+
+def _fight_sentence(action, entries, changes, moved) -> str | None:
+    """« Le combat commence : Isaure, Gaspard », « Gaspard joue (manche 1) »,
+    « Isaure dépense une action (1 restante) », « Le combat se termine (manche 2) »."""
+    colon = " : " if in_language("fr", "en") == "fr" else ": "
+    fight = _fight_change(changes)
+    text = fight.text_fr if fight is not None else ""
+    steps = [s for e in entries for s in (e.steps or ()) if isinstance(s, dict)]
+    before = fight.before if fight is not None and isinstance(fight.before, dict) else {}
+    after = fight.after if fight is not None and isinstance(fight.after, dict) else {}
+    # What else moved: a Surpris on or off, someone leaving.
+    others = []
+    for who, fields in moved.items():
+        said = _moves(fields, deltas=False)
+        if said and who:
+            others.append(f"{who} " + ", ".join(said))
+    turn = _TURN.search(text)
+    whose = turn.group(1) if turn else ""
+    if action == "fight_start":
+        order = _ORDER.search(text)
+        sentence = in_language("Le combat commence", "The fight begins")
+        if order:
+            sentence += colon + order.group(1)
+        return sentence + "".join(f" ; {o}" if colon == " : " else f"; {o}" for o in others)
+    if action == "fight_spend":
+        spent = next((s for s in steps if "dépense" in s.get("fr", "")), None)
+        if spent is None:
+            return None
+        round_ = after.get("round")
+        sentence = in_language(spent.get("fr", ""), spent.get("en", ""))
+        if round_:
+            sentence += in_language(f", manche {round_}", f", round {round_}")
+        return sentence
+    if action == "fight_next_turn":
+        round_ = after.get("round")
+        if not whose or not round_:
+            return None
+        # « Gaspard joue », not « au tour de Le Vicomte »: a name may begin with an article.
+        if before.get("round") != round_:
+            sentence = in_language(
+                f"La manche {round_} commence : {whose} joue en premier",
+                f"Round {round_} begins: {whose} plays first",
+            )
+        else:
+            sentence = in_language(
+                f"{whose} joue (manche {round_})", f"{whose} plays (round {round_})"
+            )
+        return sentence + "".join(f", {o}" for o in others)
+    if action == "fight_set_order":
+        order = _ORDER.search(text)
+        if not order:
+            return None
+        sentence = in_language(
+            f"Le MJ change l’ordre du combat : {order.group(1)}",
+            f"The GM changes the fight’s order: {order.group(1)}",
+        )
+        if whose:
+            sentence += in_language(f" ({whose} joue)", f" ({whose} plays)")
+        moves = [
+            in_language(s.get("fr", ""), s.get("en", ""))
+            for s in steps
+            if "quitte le combat" in s.get("fr", "") or "rejoint le combat" in s.get("fr", "")
+        ]
+        return sentence + "".join(f", {m}" for m in moves)
+    if action == "fight_end":
+        round_ = before.get("round")
+        sentence = in_language("Le combat se termine", "The fight ends")
+        if round_:
+            sentence += in_language(f" (manche {round_})", f" (round {round_})")
+        return sentence + "".join(f", {o}" for o in others)
+    return None
+
+
+def _free_roll_sentence(head, entries) -> str | None:
+    """« Isaure lance 2d6+1 : 3 + 3 + 1 = 7 »; without a character, who asked for it."""
+    roll = next((e for e in entries if e.kind == EntryKind.ROLL and isinstance(e.roll, dict)), None)
+    if roll is None:
+        return None
+    expression = roll.roll.get("expression", "")
+    text = roll.shown_text
+    detail = text.split("→ ", 1)[1] if "→ " in text else str(roll.roll.get("total", ""))
+    total = str(roll.roll.get("total", ""))
+    if detail == f"{total} = {total}":
+        detail = total  # one die: « 58 », not « 58 = 58 »
+    who = roll.character_name or head.actor_name or in_language("Le serveur", "The server")
+    colon = " : " if in_language("fr", "en") == "fr" else ": "
+    return in_language(f"{who} lance {expression}", f"{who} rolls {expression}") + colon + detail
+
+
+def _created_sentence(changes) -> str | None:
+    """« Garde rejoint la campagne (PJ) : PV max 8, Flux max 2 »."""
+    created = next((e for e in changes if e.field == "character"), None)
+    if created is None or not isinstance(created.after, dict):
+        return None
+    sheet = created.after
+    name = sheet.get("name") or created.character_name
+    kind = {"pc": ("PJ", "PC"), "npc": ("PNJ", "NPC")}.get(sheet.get("kind"), ("", ""))
+    shown = f" ({in_language(*kind)})" if kind[0] else ""
+    colon = " : " if in_language("fr", "en") == "fr" else ": "
+    maxima = in_language(
+        f"PV max {sheet.get('pv_max')}, Flux max {sheet.get('flux_max')}",
+        f"max PV {sheet.get('pv_max')}, max Flux {sheet.get('flux_max')}",
+    )
+    return (
+        in_language(f"{name} rejoint la campagne", f"{name} joins the campaign")
+        + shown
+        + colon
+        + maxima
+    )
+
+
+def _illness_sentence(action, name, fields, rolls, colon) -> str:
+    """« Gaspard rate un test de Constitution (VAI) (8 contre 10) : tombe malade (fièvre)
+    pour 4 jours », « Gaspard prend un remède : la maladie passe de 4 j à 0 j »."""
+    before, after = fields.get("illness", (None, None))
+    if action == "remedy":
+        subject = in_language(f"{name} prend un remède", f"{name} takes a remedy")
+        if isinstance(before, dict) and isinstance(after, dict):
+            old, new = before.get("days_left"), after.get("days_left")
+            if new == 0:
+                return (
+                    subject
+                    + colon
+                    + in_language(
+                        f"la maladie passe de {old} j à son dernier jour",
+                        f"the illness goes from {old} d to its last day",
+                    )
+                )
+            return (
+                subject
+                + colon
+                + in_language(
+                    f"la maladie passe de {old} j à {new} j",
+                    f"the illness goes from {old} d to {new} d",
+                )
+            )
+        return subject
+    test = [r for r in rolls if r.get("skill") == "Constitution"] or rolls
+    subject = f"{name} " + _test_words(test[-1]) if test else name
+    if isinstance(after, dict) and after != before:
+        days = after.get("days_left")
+        called = f" ({after['name']})" if after.get("name") else ""
+        s = "s" if isinstance(days, int) and days > 1 else ""
+        ill = in_language(
+            f"tombe malade{called} pour {days} jour{s}", f"falls ill{called} for {days} day{s}"
+        )
+        if days == 0:
+            ill = in_language(
+                f"tombe malade{called} jusqu’au matin", f"falls ill{called} until the morning"
+            )
+        return subject + colon + ill if test else f"{name} {ill}"
+    return subject + colon + in_language("ne tombe pas malade", "does not fall ill")
+
+
+_PROPOSAL = re.compile(r"#(\d+) (?:de|retirée par) (\S+)")
+
+
+def _proposal_sentence(action, changes) -> str | None:
+    """« paul propose pour Isaure « Dégâts : 2 » — « rat » », « Le MJ refuse la proposition #1
+    de paul (« Dégâts : 2 ») — « non » », « paul retire sa proposition #3 (« … ») »."""
+    entry = next((e for e in changes if e.field == "proposal"), None)
+    if entry is None or " : " not in entry.text_fr:
+        return None
+    head, what_fr = entry.text_fr.split(" : ", 1)
+    what_en = entry.text_en.split(": ", 1)[1] if ": " in entry.text_en else what_fr
+    found = _PROPOSAL.search(head)
+    if not found:
+        return None
+    number, player = found.groups()
+    # The proposal, then the note or the GM's reply after « — »: quoted apart.
+    what_fr, _, note_fr = what_fr.partition(" — ")
+    what_en, _, note_en = what_en.partition(" — ")
+    what = in_language(f"« {what_fr} »", f"“{what_en}”")
+    note = in_language(f" — {note_fr}" if note_fr else "", f" — {note_en}" if note_en else "")
+    name = entry.character_name
+    if action == "proposal":
+        return in_language(f"{player} propose pour {name} ", f"{player} proposes for {name} ") + (
+            what + note
+        )
+    if action == "proposal_refused":
+        said = in_language(
+            f"Le MJ refuse la proposition #{number} {de(player)}",
+            f"The GM refuses {player}’s proposal #{number}",
+        )
+    elif action == "proposal_approved":
+        edited = "modifiée" in head
+        said = in_language(
+            f"Le MJ {'modifie puis approuve' if edited else 'approuve'} la proposition "
+            f"#{number} {de(player)}",
+            f"The GM {'edits then approves' if edited else 'approves'} {player}’s proposal "
+            f"#{number}",
+        )
+    elif action == "proposal_withdrawn":
+        said = in_language(
+            f"{player} retire sa proposition #{number}",
+            f"{player} withdraws their proposal #{number}",
+        )
+    else:
+        return None
+    return f"{said} ({what}){note}"
+
+
+def _settings_sentence(changes) -> str | None:
+    """« Le MJ change le réglage « … » : Noms et état de santé → Noms, état de santé… »."""
+    said = []
+    for entry in changes:
+        fr, en = entry.text_fr, entry.text_en
+        if not fr.startswith("Réglage ") or not en.startswith("Setting "):
+            return None
+        said.append(
+            in_language(
+                f"Le MJ change le réglage {fr.removeprefix('Réglage ')}",
+                f"The GM changes the setting {en.removeprefix('Setting ')}",
+            )
+        )
+    return " ; ".join(said) if said else None

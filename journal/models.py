@@ -269,9 +269,61 @@ class ChartPoint(models.Model):
                 condition=~Q(moment=""),
                 name="chart_points_moments",
             ),
+            # A coarse chart reads its falls to 0 from the hours, its rests from the rows.
+            models.Index(
+                fields=["character", "game_time", "entry_id"],
+                condition=Q(moment="rest"),
+                name="chart_points_rests",
+            ),
         ]
         verbose_name = _("chart point")
         verbose_name_plural = _("chart points")
 
     def __str__(self):
         return f"{self.character_id} #{self.entry_id} {self.field}"
+
+
+class ChartHour(models.Model):
+    """A character's PV or Flux changes of one hour of game time, summed up for the
+    whole-campaign chart (journal/points.py): one row per character, field, visibility and
+    hour that holds kept chart rows (ChartPoint) with a number. A long campaign's chart reads
+    these (a year of play is some 9,000 hours per line) instead of every change.
+
+    Kept in the action's transaction with the chart rows, from them: the hours an action or an
+    undo touches are summed again. Derived from the log only: `manage.py chart_points` proves
+    them equal to the log's changes summed by hour (or rebuilds them)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.CASCADE, related_name="+"
+    )
+    field = models.CharField(max_length=40)
+    visibility = models.CharField(max_length=12, choices=Visibility.choices)
+    hour = models.BigIntegerField()  # whole hours since 1970-01-01 00:00 UTC (game time)
+    count = models.IntegerField()
+    low = models.IntegerField()
+    high = models.IntegerField()
+    # The hour's first and last change, in game-time order (ties by log order).
+    first_value = models.IntegerField()
+    first_at = models.DateTimeField()
+    first_entry = models.BigIntegerField()
+    last_value = models.IntegerField()
+    last_at = models.DateTimeField()
+    last_entry = models.BigIntegerField()
+    # The hour's falls to 0 PV (ChartPoint.moment "zero"): how many, the first's game time
+    # and the lowest entry id among them (a coarse chart marks them by the hour).
+    zeros = models.IntegerField(default=0)
+    zero_at = models.DateTimeField(null=True, blank=True)
+    zero_entry = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["character", "field", "visibility", "hour"], name="chart_hours_unique"
+            )
+        ]
+        verbose_name = _("chart hour")
+        verbose_name_plural = _("chart hours")
+
+    def __str__(self):
+        return f"{self.character_id} {self.field} h{self.hour}"

@@ -214,7 +214,7 @@ def fight_view(campaign: Campaign, rows=None) -> FightView | None:
                 reflexes_left=reflexes,
                 budget=numbers,
                 conditions=tuple(
-                    engine_text.condition_name(kind)[lang]
+                    engine_text.condition_name(kind, state.gender)[lang]
                     for kind in FIGHT_CONDITIONS
                     if kind in kinds
                 ),
@@ -362,15 +362,19 @@ def proposals_of(character: Character, *, recent: int = 5) -> list:
     return waiting + decided
 
 
-def condition_line(condition: engine.Condition, lang: int) -> tuple[str, str]:
-    """The condition's name, and what the engine says of it after the name.
+def condition_line(
+    condition: engine.Condition, lang: int, gender: str | None = None
+) -> tuple[str, str]:
+    """The condition's name, agreeing with the character's `gender` (« Gênée »), and what
+    the engine says of it after the name.
 
     The engine's description starts with the name ("Exténué (Flux à 0) : …"); a card shows
     the name in bold, so the rest follows it instead of saying the name twice.
     """
-    name = engine_text.condition_name(condition.kind)[lang]
+    written = engine_text.condition_name(condition.kind)[lang]
     description = engine_text.describe_condition(condition)[lang]
-    return name, description.removeprefix(name).lstrip()
+    name = engine_text.condition_name(condition.kind, gender)[lang]
+    return name, description.removeprefix(written).lstrip()
 
 
 # R10: what a card says of a character at 0 PV or less whose vital state has not moved yet,
@@ -437,7 +441,7 @@ def card_for(character: Character, campaign: Campaign) -> Card:
             StatLine(code, state.base_stat(code, ruleset), state.stat(code, ruleset))
             for code in campaign.stats
         ],
-        conditions=[condition_line(c, lang) for c in state.conditions],
+        conditions=[condition_line(c, lang, state.gender) for c in state.conditions],
         illness=illness,
         vital=vital,
         choices=action_choices(state, now=campaign.clock, lang=lang),
@@ -486,7 +490,7 @@ def party_for(membership, rows) -> list[PartyMember]:
                 row,
                 vital=vital,
                 conditions=tuple(
-                    engine_text.condition_name(c.kind)[lang] for c in state.conditions
+                    engine_text.condition_name(c.kind, state.gender)[lang] for c in state.conditions
                 ),
                 bars=bars,
                 down=down,

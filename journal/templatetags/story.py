@@ -35,3 +35,19 @@ def chart_for(context, character_id, session=None):
 @register.simple_tag(takes_context=True)
 def latest_session(context):
     return latest_session_of(context["membership"].campaign_id)
+
+
+@register.filter
+def entry_classes(entry) -> str:
+    """A log entry's classes, on the history, the dashboard's log and a sheet's feed: its kind,
+    « gm-only », « has-seal » (a sealed roll shown with its seal), « undone » (an undone change,
+    or a roll of an action undone)."""
+    classes = ["entry", f"kind-{entry.kind}"]
+    if entry.visibility == "gm":
+        classes.append("gm-only")
+    if getattr(entry, "seal_view", None):
+        classes.append("has-seal")
+    undone = getattr(entry, "undone_by", None)
+    if undone or (getattr(entry, "action_undone", False) and entry.kind == "roll"):
+        classes.append("undone")
+    return " ".join(classes)

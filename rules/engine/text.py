@@ -20,7 +20,7 @@ from .state import (
     Surface,
     Vital,
 )
-from .words import agree
+from .words import agree, inclusive
 
 
 class Term(Protocol):
@@ -250,8 +250,13 @@ def cause_text(cause: str) -> tuple[str, str]:
     return CAUSE_TEXT.get(cause, (cause, cause))
 
 
-def condition_name(kind: ConditionKind) -> tuple[str, str]:
+def condition_name(kind: ConditionKind, gender: str | None = None) -> tuple[str, str]:
+    """`(fr, en)`: the condition's name, masculine as the rules write it (a list of
+    conditions); with a character's `gender`, the French agrees with it: « Gênée » (elle),
+    « Gêné » (il), « Gêné·e » (iel)."""
     fr, en, _, _ = CONDITION_TEXT[kind]
+    if gender is not None:
+        fr = agree(inclusive(fr), gender)
     return fr, en
 
 

@@ -13,7 +13,7 @@ from django.db import connection
 
 from campaign.models import Membership, PartyVisibility
 from journal import charts, points
-from journal.models import AuditEntry, ChartPoint, EntryKind
+from journal.models import AuditEntry, ChartHour, ChartPoint, EntryKind
 from journal.standing import standing
 from journal.visibility import visible_entries
 from play import services
@@ -157,3 +157,96 @@ def test_the_command_proves_the_rows_and_rebuilds_wrong_ones(campaign, pc, gm):
     call_command("chart_points", stdout=StringIO())
     with pytest.raises(CommandError):
         call_command("chart_points", 999999, stdout=StringIO())
+
+
+def _coarse_campaign(rng, campaign, characters, gm, player):
+    """Actions, undos and clock moves over a game time long enough for a coarse chart (more
+    than an hour per column) once the summed hour is shortened to 20 seconds."""
+    for _ in range(4):
+        _more(rng, campaign, characters, gm, 4)
+        _play(rng, campaign, characters, gm, player, 12)
+        services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=240)
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the aggregation runs in PostgreSQL only"
+)
+@pytest.mark.parametrize("seed", [6, 7, 8])
+def test_r1_r3_a_coarse_chart_drawn_from_the_summed_hours_equals_the_changes(
+    campaign, pc, other_pc, npc, gm, player, monkeypatch, seed
+):
+    # An hour of 20 seconds: this campaign's hours of game time are some 1,500 "hours", more
+    # than one per column, as a long campaign's are.
+    monkeypatch.setattr(points, "HOUR", 20)
+    campaign.party_visibility = PartyVisibility.STATE
+    campaign.save()
+    rng = random.Random(seed)
+    _coarse_campaign(rng, campaign, [pc, other_pc, npc], gm, player)
+    assert AuditEntry.objects.filter(campaign=campaign, reverts__isnull=False).exists()
+    assert points.kept_hours(campaign) == points.recompute_hours(campaign)
+    assert points.hour_differences(campaign) == (0, 0)
+    assert ChartHour.objects.filter(campaign=campaign, zeros__gt=0).exists()  # falls to 0
+    read = []
+    real_hours = charts._hours
+
+    def spy(*args):
+        read.append(args)
+        return real_hours(*args)
+
+    monkeypatch.setattr(charts, "_hours", spy)
+    coarse = 0
+    for user in (gm, player):
+        member = _member(campaign, user)
+        for character in charts.chartable_characters(member):
+            exact = charts.character_chart(member, character)
+            with monkeypatch.context() as patch:
+                patch.setattr(charts, "AGGREGATE_ABOVE", 0)
+                aggregated = charts.character_chart(member, character)
+            if not exact.lines:
+                continue
+            coarse += charts._x_axis(exact.steps[0].at, exact.steps[-1].at).coarse
+            assert aggregated.step_count is not None
+            assert _picture(aggregated) == _picture(exact)
+            assert _table(aggregated) == _table(exact)
+            assert aggregated.total_steps == len(exact.steps)
+    assert coarse and read  # some charts were coarse, and read the hours
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the aggregation runs in PostgreSQL only"
+)
+def test_r1_a_gm_only_change_never_moves_a_players_summed_line(
+    campaign, pc, gm, player, monkeypatch
+):
+    monkeypatch.setattr(points, "HOUR", 20)
+    monkeypatch.setattr(charts, "AGGREGATE_ABOVE", 0)
+    for _ in range(3):
+        services.character_damage(character_id=pc.pk, actor=gm, amount=1, ignores_pa=True)
+        services.clock_advance(campaign_id=campaign.pk, actor=gm, minutes=300)
+    member = _member(campaign, player)
+    seen = charts.character_chart(member, pc)
+    assert seen.lines and charts._x_axis(seen.steps[0].at, seen.steps[-1].at).coarse
+    # A GM-only blow goes into the GM's hours only: what the player reads is the same.
+    services.character_damage(
+        character_id=pc.pk, actor=gm, amount=4, ignores_pa=True, visibility="gm"
+    )
+    assert ChartHour.objects.filter(character=pc, visibility="gm").exists()
+    assert _picture(charts.character_chart(member, pc)) == _picture(seen)
+    assert _picture(charts.character_chart(_member(campaign, gm), pc)) != _picture(seen)
+
+
+def test_the_command_proves_the_summed_hours_and_rebuilds_them(campaign, pc, gm):
+    services.character_damage(character_id=pc.pk, actor=gm, amount=2, ignores_pa=True)
+    services.flux_spend(character_id=pc.pk, actor=gm, amount=1)
+    assert ChartHour.objects.filter(campaign=campaign).count() == 2
+    out = StringIO()
+    call_command("chart_points", campaign.pk, stdout=out)
+    assert "2 hours" in out.getvalue()
+    ChartHour.objects.filter(campaign=campaign, field="pv").update(low=-50)
+    err = StringIO()
+    with pytest.raises(CommandError):
+        call_command("chart_points", campaign.pk, stdout=StringIO(), stderr=err)
+    assert "hours: 1 missing, 1 not in the log" in err.getvalue()
+    call_command("chart_points", campaign.pk, "--rebuild", stdout=StringIO())
+    assert points.kept_hours(campaign) == points.recompute_hours(campaign)
+    call_command("chart_points", campaign.pk, stdout=StringIO())

@@ -62,7 +62,9 @@ def test_an_undone_action_is_struck_on_its_line(gm_client, world):
     html = gm_client.get(reverse("history", args=[world.campaign.pk]), headers=FRENCH)
     html = html.content.decode()
     assert 'class="action undone"' in html and 'data-testid="action-undone"' in html
-    assert "Annulation #" in html
+    # The undo's own line is a sentence that quotes what it undid.
+    assert "Le MJ annule « Isaure prend 5 dégâts » : Isaure PV " in html
+    assert "Annulation #" not in html
 
 
 def test_filters_keep_working_on_actions(gm_client, world):

@@ -2,6 +2,8 @@
 or took what, then what moved, with true minus signs; the party's actions say the time that
 passed and what it did to each character."""
 
+from types import SimpleNamespace
+
 import pytest
 from django.utils import translation
 
@@ -108,3 +110,170 @@ def test_r12_r13_stabilisation_and_waking(world):
     wake = services.character_wake(character_id=world.pc.pk, actor=world.gm, dice=[20, 3])
     line = said(wake)
     assert line.startswith("Isaure se réveille (") and "séquelle" in line
+
+
+# ---------------------------------------------------------------------------------------------
+# Undos, fights and rarer actions: sentences too, not « Label · field : a → b ».
+
+
+def _batch(result):
+    """The whole batch of `result`, as the history reads it (an undo's line needs the action
+    it undid: `with_genders` finds it)."""
+    from journal.models import AuditEntry
+
+    return AuditEntry.objects.filter(batch=result.entries[0].batch).order_by("id")
+
+
+def told(result, language="fr") -> str:
+    with translation.override(language):
+        return action_text(with_genders(list(_batch(result))))
+
+
+def test_r32_an_undo_quotes_the_action_it_undid_and_counts_what_it_took_back(world):
+    night = services.clock_advance(campaign_id=world.campaign.pk, actor=world.gm, minutes=600)
+    undo = services.entry_undo(
+        campaign_id=world.campaign.pk,
+        actor=world.gm,
+        entry_id=night.entries[0].pk,
+        whole_action=True,
+        force=True,
+    )
+    changes = [e for e in undo.entries if e.kind == "change"]
+    s = "s" if len(changes) > 1 else ""
+    assert told(undo) == (
+        f"Le MJ annule « Le temps passe (10 h) » : {len(changes)} changement{s} défait{s}"
+    )
+    assert told(undo, "en") == (
+        f"The GM undoes “Time passes (10 h)”: {len(changes)} change{s} taken back"
+    )
+    again = services.entry_undo(
+        campaign_id=world.campaign.pk,
+        actor=world.gm,
+        entry_id=undo.entries[0].pk,
+        whole_action=True,
+        force=True,
+    )
+    assert told(again).startswith("Le MJ rétablit « Le temps passe (10 h) » : ")
+    assert "refait" in told(again)
+    assert "#" not in told(undo) + told(again)  # no entry ids in the sentence
+
+
+def test_r3_a_small_undo_says_what_came_back(world):
+    damage = run(world.campaign, world.gm, "damage", {"amount": "5"}, character=world.pc)
+    undo = services.entry_undo(
+        campaign_id=world.campaign.pk,
+        actor=world.gm,
+        entry_id=damage.entries[-1].pk,
+        whole_action=True,
+    )
+    assert told(undo) == "Le MJ annule « Isaure prend 5 dégâts » : Isaure PV 8 → 11"
+    assert told(undo, "en") == "The GM undoes “Isaure takes 5 damage”: Isaure PV 8 → 11"
+
+
+def test_r33_fight_lines_are_sentences(world):
+    c, gm = world.campaign, world.gm
+    ids = [world.pc.pk, world.other_pc.pk, world.npc.pk]
+    start = services.fight_start(
+        campaign_id=c.pk, actor=gm, character_ids=ids, surprised_ids=[world.npc.pk]
+    )
+    assert told(start) == (
+        "Le combat commence : Isaure, Gaspard, Le Vicomte masque ; "
+        "Le Vicomte masque devient Surpris·e"
+    )
+    assert told(start, "en").startswith("The fight begins: Isaure, Gaspard, Le Vicomte masque")
+    spend = services.fight_spend(character_id=world.pc.pk, actor=gm, what="action")
+    assert told(spend) == "Isaure dépense une action (1 restante), manche 1"
+    assert told(services.fight_next_turn(campaign_id=c.pk, actor=gm)) == "Gaspard joue (manche 1)"
+    # A name that begins with an article: « Le Vicomte masque joue », never « au tour de Le ».
+    turn = services.fight_next_turn(campaign_id=c.pk, actor=gm)
+    assert told(turn) == "Le Vicomte masque joue (manche 1)"
+    round_two = services.fight_next_turn(campaign_id=c.pk, actor=gm)
+    assert told(round_two) == (
+        "La manche 2 commence : Isaure joue en premier, Le Vicomte masque n’est plus Surpris·e"
+    )
+    assert told(round_two, "en").startswith("Round 2 begins: Isaure plays first")
+    order = services.fight_set_order(
+        campaign_id=c.pk, actor=gm, character_ids=[world.other_pc.pk, world.pc.pk]
+    )
+    assert told(order) == (
+        "Le MJ change l’ordre du combat : Gaspard, Isaure (Isaure joue), "
+        "Le Vicomte masque quitte le combat"
+    )
+    end = services.fight_end(campaign_id=c.pk, actor=gm)
+    assert told(end) == "Le combat se termine (manche 2)"
+    assert told(end, "en") == "The fight ends (round 2)"
+
+
+def test_r9_r27_r28_r29_rarer_actions_are_sentences(world):
+    c, gm = world.campaign, world.gm
+    fall = services.character_fall(character_id=world.other_pc.pk, actor=gm, storeys=2, dice=[3])
+    assert told(fall) == "Gaspard fait une chute : 8 dégâts, PV 18 → 10"
+    ill = services.character_fall_ill(
+        character_id=world.other_pc.pk, actor=gm, severity=2, name="fièvre", dice=[1, 3]
+    )
+    assert told(ill).startswith("Gaspard rate un test de Constitution (")
+    assert told(ill).endswith(" : tombe malade (fièvre) pour 4 jours")
+    remedy = services.remedy_take(character_id=world.other_pc.pk, actor=gm, dice=[1])
+    assert told(remedy) == "Gaspard prend un remède : la maladie passe de 4 j à 3 j"
+    free = services.free_roll(
+        campaign_id=c.pk, actor=gm, expression="2d6+1", character_id=world.pc.pk, dice=[4, 2]
+    )
+    assert told(free).startswith("Isaure lance 2d6+1 : 4 + 2 + 1 = 7")
+    assert told(free, "en").startswith("Isaure rolls 2d6+1: 4 + 2 + 1 = 7")
+    update = services.character_update(character_id=world.pc.pk, actor=gm, name="Isaure la Grande")
+    assert told(update) == "La fiche d’Isaure la Grande change : nom Isaure → Isaure la Grande"
+    create = services.character_create(
+        campaign_id=c.pk, actor=gm, name="Garde", pv_max=8, flux_max=2
+    )
+    assert told(create) == "Garde rejoint la campagne (PJ) : PV max 8, Flux max 2"
+    assert told(create, "en") == "Garde joins the campaign (PC): max PV 8, max Flux 2"
+    settings = services.campaign_settings_update(
+        campaign_id=c.pk, actor=gm, party_visibility="bars"
+    )
+    assert told(settings).startswith(
+        "Le MJ change le réglage « ce que les joueurs voient du reste du groupe » : "
+    )
+
+
+def test_proposals_say_who_proposed_and_what_the_gm_did(world):
+    from journal.models import AuditEntry
+    from play import proposals
+
+    def last():
+        return told(SimpleNamespace(entries=[AuditEntry.objects.order_by("-id").first()]))
+
+    made = proposals.proposal_make(
+        character_id=world.pc.pk,
+        actor=world.player,
+        action="damage",
+        arguments={"amount": 2},
+        note="rat",
+    )
+    name = world.player.username
+    assert last() == f"{name} propose pour Isaure « Dégâts : 2 » — « rat »"
+    proposals.proposal_refuse(
+        campaign_id=world.campaign.pk, proposal_id=made.pk, actor=world.gm, reply="non"
+    )
+    assert last() == f"Le MJ refuse la proposition #{made.pk} de {name} (« Dégâts : 2 ») — « non »"
+
+
+def test_r1_an_undo_a_player_reads_quotes_only_what_the_player_may_read(world):
+    secret = run(
+        world.campaign, world.gm, "damage", {"amount": "3"}, character=world.pc, visibility="gm"
+    )
+    undo = services.entry_undo(
+        campaign_id=world.campaign.pk,
+        actor=world.gm,
+        entry_id=secret.entries[-1].pk,
+        whole_action=True,
+    )
+    assert told(undo).startswith("Le MJ annule « Isaure prend 3 dégâts »")  # the GM's
+    # Were the undo public (an undo of a GM-only entry in a public action), it would not quote
+    # what the player may not read: it names the action by its entry.
+    entries = list(_batch(undo))
+    for entry in entries:
+        entry.visibility = "everyone"
+    with translation.override("fr"):
+        line = action_text(with_genders(entries))
+    first = min(e.reverts_id for e in entries)
+    assert line == f"Le MJ annule l’action de #{first} : Isaure PV 10 → 11"

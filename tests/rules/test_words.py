@@ -17,7 +17,7 @@ from rules.engine import (
     spend_flux,
     take_damage,
 )
-from rules.engine.text import vital_text
+from rules.engine.text import condition_name, vital_text
 from rules.engine.words import ELLE, IEL, IL, agree, inclusive
 from tests.rules.util import campaign, hero
 
@@ -49,6 +49,15 @@ def test_a_condition_name_takes_the_mark_to_agree():
     ]
     assert agree(inclusive("Gêné"), IL) == "Gêné"
     assert agree(inclusive("Gêné"), IEL) == "Gêné·e"
+
+
+@pytest.mark.parametrize(
+    ("gender", "expected"),
+    [(None, "Paralysé"), (IL, "Paralysé"), (ELLE, "Paralysée"), (IEL, "Paralysé·e")],
+)
+def test_r23_a_condition_s_name_agrees_with_a_character_s_gender(gender, expected):
+    # Without a character (a list of the rules' conditions) the rules' own word.
+    assert condition_name(ConditionKind.PARALYSE, gender) == (expected, "Paralysed")
 
 
 @pytest.mark.parametrize(

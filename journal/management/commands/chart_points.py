@@ -1,11 +1,11 @@
-"""Prove the characters' kept chart rows (journal/points.py) equal to a recomputation from the
-log, for one campaign or every one; `--rebuild` replaces them with the recomputation (after a
-bulk load or an archive import, which write entries without going through the audit
-writer)."""
+"""Prove the characters' kept chart rows and their hours summed up (journal/points.py) equal
+to a recomputation from the log, for one campaign or every one; `--rebuild` replaces them
+with the recomputation (after a bulk load or an archive import, which write entries without
+going through the audit writer)."""
 
 from journal import points
 from journal.management.derived import DerivedFromLogCommand
-from journal.models import ChartPoint
+from journal.models import ChartHour, ChartPoint
 
 
 class Command(DerivedFromLogCommand):
@@ -25,10 +25,17 @@ class Command(DerivedFromLogCommand):
         if counts is None:
             kept, computed = points.kept(campaign), points.recompute(campaign)
             counts = len(computed - kept), len(kept - computed)
-        if counts == (0, 0):
+        # The hours summed up: against the log's changes summed by hour.
+        hours = points.hour_differences(campaign)
+        if hours is None:
+            kept, computed = points.kept_hours(campaign), points.recompute_hours(campaign)
+            hours = len(computed - kept), len(kept - computed)
+        if counts == (0, 0) and hours == (0, 0):
             rows = ChartPoint.objects.filter(campaign_id=campaign.pk).count()
-            return f"chart rows equal the log's ({rows} rows)", None
+            summed = ChartHour.objects.filter(campaign_id=campaign.pk).count()
+            return f"chart rows equal the log's ({rows} rows, {summed} hours)", None
         return "", (
-            f"chart rows differ from the log ({counts[0]} missing, {counts[1]} not in the log); "
+            f"chart rows differ from the log ({counts[0]} missing, {counts[1]} not in the log; "
+            f"hours: {hours[0]} missing, {hours[1]} not in the log); "
             f"`chart_points {campaign.pk} --rebuild` rebuilds them"
         )
