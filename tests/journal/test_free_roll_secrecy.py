@@ -140,7 +140,8 @@ def test_r9_the_live_stream_catch_up_and_poll_carry_only_the_seal(bars, gm_clien
     assert entry.roll["seal"]["salt"] not in found["raw"]
     changes, _ = stream.missed_changes(world.player_membership, 0)
     assert changes[-1].sealed == ((entry.pk, entry.roll["seal"]["commitment"]),)
-    poll = player_client.get(reverse("campaign_events_poll", args=[world.campaign.pk]), {"after": 0})
+    url = reverse("campaign_events_poll", args=[world.campaign.pk])
+    poll = player_client.get(url, {"after": 0})
     body = poll.content.decode()
     assert json.loads(body)["changes"][-1]["sealed"] == {
         str(entry.pk): entry.roll["seal"]["commitment"]
