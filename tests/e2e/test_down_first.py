@@ -1,4 +1,4 @@
-"""« À terre en premier » on the GM's dashboard (issue 25, item 6): the characters down come
+"""« À terre en premier » on the GM's dashboard: the characters down come
 first, the toggle says it is on, and the address keeps it through a reload. 1440 x 900, DEBUG
 on and off, no console or htmx error."""
 
