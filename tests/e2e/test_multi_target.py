@@ -156,6 +156,14 @@ def test_damage_then_a_condition_on_four_selected_cards_then_undo_as_one(
     gm.screenshot(path=artifacts / f"multi-{mode}-undone.png", caret="initial")
     other.screenshot(path=artifacts / f"multi-{mode}-phone-undone.png", caret="initial")
 
+    # The GM turns to one card: the bar's result steps aside (it would cover the card's
+    # answer), the four stay selected.
+    gm.locator(f"#character-{guard.pk}").get_by_role("link", name="Ajouter un état").click()
+    expect(gm.locator(f"#panel-{guard.pk} form")).to_be_visible()
+    expect(result).to_be_empty()
+    expect(bar.get_by_test_id("group-count")).to_have_text("4 personnages sélectionnés")
+    in_view(gm.locator(f"#panel-{guard.pk} form"), GM_VIEWPORT, "the card's form")
+
     # Unselect all: the bar goes.
     bar.get_by_role("button", name="Tout désélectionner").click()
     expect(bar).to_be_hidden()
