@@ -2,8 +2,8 @@
 expression and its result never reach them, only that the GM rolled something sealed
 (journal/sealing.py). The GM reads it in full where she reads the log.
 
-Paths: the campaign's home, the history (page and htmx fragment), the character's sheet, card
-and feed, the three exports, the session's recap (page and Markdown), the live stream (its
+Paths: the campaign's home (page and the fragments its live updates refetch), the history
+(page and htmx fragment), the character's sheet, card and feed, the three exports, the session's recap (page and Markdown), the live stream (its
 change and the cards it pushes), the catch-up after a reconnection and the polling fallback,
 the table screen (the GM's session and the token link, page and refetched part), and the
 answer of a player's own free roll when the campaign logs rolls for the GM alone. The archive
@@ -24,7 +24,7 @@ from campaign.models import PartyVisibility, Visibility
 from journal.models import AuditEntry
 from journal.services import session_start
 from live import stream
-from play import services
+from play import parts, services
 from play.services.table import screen_link_create
 from tests.helpers import FORMATS, everything
 from tests.live.helpers import QUIET, open_stream, play
@@ -75,6 +75,10 @@ def test_r9_a_gm_only_free_roll_is_sealed_on_every_page_fragment_and_export(
         ).content.decode()
         feed = client.get(reverse("character_feed", args=[world.campaign.pk, world.pc.pk]))
         seen["feed"] = feed.content.decode()
+        home = reverse("campaign", args=[world.campaign.pk])
+        for target in (parts.OWN_LIST, parts.PARTY_LIST, parts.FIGHT_STRIP):
+            answer = client.get(home, HTTP_HX_REQUEST="true", HTTP_HX_TARGET=target)
+            seen[f"home fragment {target}"] = answer.content.decode()
         session = world.campaign.sessions.first()
         page = client.get(reverse("session_recap_page", args=[world.campaign.pk, session.pk]))
         seen["recap page"] = page.content.decode()
