@@ -2,12 +2,13 @@
 expression and its result never reach them, only that the GM rolled something sealed
 (journal/sealing.py). The GM reads it in full where she reads the log.
 
-Paths: the campaign's home (page and the fragments its live updates refetch), the history
-(page and htmx fragment), the character's sheet, card and feed, the three exports, the session's recap (page and Markdown), the live stream (its
-change and the cards it pushes), the catch-up after a reconnection and the polling fallback,
-the table screen (the GM's session and the token link, page and refetched part), and the
-answer of a player's own free roll when the campaign logs rolls for the GM alone. The archive
-is the GM's alone (tests/journal/test_archive.py: a player is refused it)."""
+Paths: the statistics page, the campaign's home (page and the fragments its live updates
+refetch), the history (page and htmx fragment), the character's sheet, card and feed, the
+three exports, the session's recap (page and Markdown), the live stream (its change and the
+cards it pushes), the catch-up after a reconnection and the polling fallback, the table screen
+(the GM's session and the token link, page and refetched part), and the answer of a player's
+own free roll when the campaign logs rolls for the GM alone. The archive is the GM's alone
+(tests/journal/test_archive.py: a player is refused it)."""
 
 from __future__ import annotations
 
@@ -82,6 +83,8 @@ def test_r9_a_gm_only_free_roll_is_sealed_on_every_page_fragment_and_export(
         session = world.campaign.sessions.first()
         page = client.get(reverse("session_recap_page", args=[world.campaign.pk, session.pk]))
         seen["recap page"] = page.content.decode()
+        stats = client.get(reverse("statistics", args=[world.campaign.pk]))
+        seen["statistics"] = stats.content.decode()
         for place, text in seen.items():
             assert_secret(text, place)
     # The player it is about is told the GM rolled something for her, sealed.
