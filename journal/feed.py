@@ -83,8 +83,15 @@ def typographic(text: str) -> str:
     return _MINUS.sub("\u2212", text)
 
 
+# An undo's change names the entry it reverts (play/services/undo.py): a toast says « annulation »
+# instead, the rule being the undone one's, not why the numbers moved now.
+_REVERTS = re.compile(r"^(?:Annulation de|Undo of) #\d+ · ")
+
+
 def reason(entry: AuditEntry) -> str:
     """Why the entry happened, in a few words of the page's language ("" when nothing says)."""
+    if entry.reverts_id:
+        return in_language(*ACTION_REASONS["undo"])
     words = RULE_REASONS.get(entry.rule_id) or ACTION_REASONS.get(entry.action)
     return in_language(*words) if words else ""
 
@@ -96,6 +103,8 @@ def toast_text(entry: AuditEntry) -> str:
     text = entry.shown_text
     if entry.kind != "change":
         return typographic(text)
+    if entry.reverts_id:
+        text = _REVERTS.sub("", text)
     prefix = f"{entry.rule_id} · " if entry.rule_id else ""
     body = text[len(prefix) :] if prefix and text.startswith(prefix) else text
     why = reason(entry)

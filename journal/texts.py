@@ -141,7 +141,7 @@ FIELD_NAMES = {
     "last_wake_try": ("dernier essai de réveil", "last waking try"),
     "wake_tries_from": ("essais de réveil comptés depuis", "waking tries counted from"),
     "fight": ("combat", "fight"),
-    "down_cause": ("cause de la chute", "cause of going down"),
+    "down_cause": ("cause de la mise à terre", "cause of going down"),
     "clock": ("horloge", "clock"),
     "scene": ("scène", "scene"),
     "hour_rests_used": ("heures de repos prises", "hour rests taken"),

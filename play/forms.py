@@ -2,7 +2,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Role, Visibility
-from characters.models import STAT_MAX, STAT_MIN, Character, Gender, Kind
+from characters.models import STAT_MAX, STAT_MIN, Character, Gender, Kind, NpcTemplate
 from play.actions import DiceField
 
 
@@ -117,3 +117,42 @@ class CharacterForm(forms.ModelForm):
         arguments["dice"] = data.get("dice") or None  # absent on creation
         arguments["visibility"] = data.get("visibility") or None
         return arguments
+
+
+class NpcTemplateForm(forms.ModelForm):
+    """An NPC template typed from scratch on the templates' list: its name, maxima, armour,
+    actions and one number per statistic of the campaign (R2). It only validates: the view
+    hands `block()` to `play.services.table.npc_template_create`, which logs it."""
+
+    class Meta:
+        model = NpcTemplate
+        fields = ["name", "pv_max", "flux_max", "pa", "actions", "reflexes", "gm_notes"]
+        widgets = {"gm_notes": forms.Textarea(attrs={"rows": 2})}
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.campaign = campaign
+        self.stat_codes = list(campaign.stats)
+        for code in self.stat_codes:
+            self.fields[f"stat_{code}"] = forms.IntegerField(
+                label=code, min_value=STAT_MIN, max_value=STAT_MAX, initial=0
+            )
+        for name in ("pv_max", "flux_max", "pa", "actions", "reflexes"):
+            self.fields[name].widget.attrs["inputmode"] = "numeric"
+
+    def validate_unique(self):
+        pass  # the service refuses a name taken, in French, with the lock held
+
+    def stat_fields(self):
+        return [self[f"stat_{code}"] for code in self.stat_codes]
+
+    def other_fields(self):
+        return [self[name] for name in self.Meta.fields]
+
+    def block(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "stats": {code: data[f"stat_{code}"] for code in self.stat_codes},
+            **{name: data[name] for name in self.Meta.fields if name != "name"},
+            "public_notes": "",
+        }

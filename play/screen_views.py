@@ -23,12 +23,14 @@ from campaign.permissions import get_gm_membership
 from characters.models import Character, Kind, NpcTemplate
 from journal.texts import rule_message
 from play.campaign_views import settings_page
+from play.forms import NpcTemplateForm
 from play.screen import campaign_for_token, screen_for
 from play.services.table import (
     MAX_COPIES,
     TableError,
     character_duplicate,
     character_in_play_set,
+    npc_template_create,
     npc_template_delete,
     npc_template_save,
     npc_template_spawn,
@@ -239,8 +241,12 @@ def npc_template_save_view(request, campaign_id, character_id):
     return redirect("npc_templates", campaign_id)
 
 
-def _templates_page(request, membership, *, error_for=None, error="", count="", status=200):
+def _templates_page(
+    request, membership, *, error_for=None, error="", count="", status=200, form=None
+):
     templates = NpcTemplate.objects.filter(campaign_id=membership.campaign_id)
+    if form is None:
+        form = NpcTemplateForm(campaign=membership.campaign)
     return render(
         request,
         "play/npc_templates.html",
@@ -252,6 +258,7 @@ def _templates_page(request, membership, *, error_for=None, error="", count="", 
             "error_for": error_for,
             "error": error,
             "count": count,
+            "form": form,
         },
         status=status,
     )
@@ -263,6 +270,32 @@ def npc_templates(request, campaign_id):
     """The campaign's NPC templates, each with how many to spawn."""
     membership = get_gm_membership(request, campaign_id)
     return _templates_page(request, membership)
+
+
+@login_required
+@require_POST
+def npc_template_create_view(request, campaign_id):
+    """A template typed from scratch (« Nouveau modèle »): back to the list, or the form again
+    with what is wrong, in a 400."""
+    membership = get_gm_membership(request, campaign_id)
+    form = NpcTemplateForm(request.POST, campaign=membership.campaign)
+    if form.is_valid():
+        try:
+            template = npc_template_create(
+                campaign_id=membership.campaign_id,
+                actor=request.user,
+                name=form.cleaned_data["name"],
+                block=form.block(),
+            )
+        except TableError as failure:
+            form.add_error("name", rule_message(failure))
+        else:
+            messages.success(
+                request,
+                _("Template « %(name)s » saved: spawn it in numbers below.") % {"name": template},
+            )
+            return redirect("npc_templates", campaign_id)
+    return _templates_page(request, membership, form=form, status=400)
 
 
 @login_required

@@ -50,6 +50,11 @@ urlpatterns = [
     path("c/<int:campaign_id>/off-table/", screen_views.off_table, name="off_table"),
     path("c/<int:campaign_id>/templates/", screen_views.npc_templates, name="npc_templates"),
     path(
+        "c/<int:campaign_id>/templates/new/",
+        screen_views.npc_template_create_view,
+        name="npc_template_create",
+    ),
+    path(
         "c/<int:campaign_id>/templates/<int:template_id>/spawn/",
         screen_views.npc_template_spawn_view,
         name="npc_template_spawn",

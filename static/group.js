@@ -75,6 +75,18 @@
     if (first) first.focus({ preventScroll: true });
   });
 
+  // The GM acts elsewhere (a card's button, the party bar, the fight): the bar's last result
+  // and open form step aside, so that they never cover the answer she now waits for. The
+  // selection stays; the result stays in the log, and the history can still undo it. Live
+  // refetches (no control of the GM's) leave them be.
+  var CONTROL = "a, button, form, input, select";
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (!elt || !elt.matches || bar.hidden || bar.contains(elt) || !elt.matches(CONTROL)) return;
+    document.getElementById("panel-group").innerHTML = "";
+    document.getElementById("result-group").innerHTML = "";
+  });
+
   // A panel or a result opening in the bar changes its height.
   if (window.ResizeObserver) new ResizeObserver(keepRoom).observe(bar);
   // Boxes the browser kept ticked over a reload (form restoration) count from the start.

@@ -504,6 +504,21 @@ ROUTES = [
     Route("npc_template_save", ("post",), _c("npc_template_save", "npc"), GM_ONLY),
     Route("npc_template_delete", ("post",), _c("npc_template_delete", "template"), GM_ONLY),
     Route(
+        "npc_template_create",
+        ("post",),
+        _c("npc_template_create"),
+        GM_ONLY,
+        data=lambda w: {
+            "name": "Archer",
+            "pv_max": "9",
+            "flux_max": "0",
+            "pa": "1",
+            "actions": "2",
+            "reflexes": "1",
+            **{f"stat_{code}": "1" for code in w.campaign.stats},
+        },
+    ),
+    Route(
         "npc_template_spawn",
         ("post",),
         _c("npc_template_spawn", "template"),

@@ -37,14 +37,19 @@ def numbered_names(name: str, taken: list[str], count: int) -> tuple[str, list[s
     """The original's name and the copies' names: « Garde » ×3 among « Garde », « Archer »
     gives « Garde 1 » (the original, numbered so that the table can tell them apart) and
     « Garde 2 » … « Garde 4 »; « Garde 2 » ×2 among « Garde 1 », « Garde 2 » gives « Garde 3 »,
-    « Garde 4 ». Numbers go on after the highest one the campaign has for that name."""
+    « Garde 4 ». Numbers go on after the highest one the campaign has for that name; a
+    character bearing the name alone (« Garde ») counts as its number 1, as an original
+    does, and case does not tell names apart (« garde 4 » takes the 4)."""
     match = NUMBERED.match(name)
     base = (match["base"] if match else name).strip()
+    key = base.casefold()
     numbers = [1] if match is None else []
     for other in taken:
         found = NUMBERED.match(other)
-        if found and found["base"].strip() == base:
+        if found and found["base"].strip().casefold() == key:
             numbers.append(int(found["n"]))
+        elif other.strip().casefold() == key:
+            numbers.append(1)
     first = max(numbers, default=0) + 1
     last = first + count - 1
     base = base[: NAME_MAX - len(f" {last}")].rstrip()
@@ -190,6 +195,38 @@ def npc_template_save(*, character_id: int, actor) -> NpcTemplate:
         return template
 
 
+def npc_template_create(*, campaign_id: int, actor, name: str, block: dict) -> NpcTemplate:
+    """A template typed from scratch (the list's blank form): `name` and its stat block
+    (`BLOCK`). Refused if the campaign has a template of that name (saving an NPC's block
+    replaces one; a typed one must not replace one by accident). Logged for the GM."""
+    name = template_name(name.strip())
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        taken = NpcTemplate.objects.filter(campaign=campaign, name__iexact=name).first()
+        if taken is not None:
+            raise TableError(
+                f"Un modèle « {taken.name} » existe déjà : supprimez-le d’abord, ou choisissez "
+                "un autre nom.",
+                f"There is already a template « {taken.name} »: delete it first, or choose "
+                "another name.",
+            )
+        template = NpcTemplate.objects.create(
+            campaign=campaign, name=name, **{field: block[field] for field in BLOCK}
+        )
+        _log_campaign(
+            campaign,
+            actor,
+            "npc_template",
+            NPC_TEMPLATE_FIELD,
+            name,
+            f"Modèle de PNJ créé : {name} (PV max {template.pv_max}, Flux max "
+            f"{template.flux_max}, PA {template.pa})",
+            f"NPC template created: {name} (max PV {template.pv_max}, max Flux "
+            f"{template.flux_max}, PA {template.pa})",
+        )
+        return template
+
+
 def npc_template_delete(*, template_id: int, actor) -> None:
     """The template forgotten (the NPCs spawned from it stay), logged for the GM."""
     with transaction.atomic():
@@ -219,7 +256,8 @@ def npc_template_spawn(*, template_id: int, actor, count: int) -> Result:
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
         template = NpcTemplate.objects.get(pk=template_id)
         taken = list(Character.objects.filter(campaign=campaign).values_list("name", flat=True))
-        # Numbered from 1, or after the highest « Garde n » there is (no original takes 1).
+        # Numbered from 1, or after the highest « Garde n » there is; a « Garde » alone on
+        # the table counts as « Garde 1 » (it is not renamed: it is not the one copied).
         _original, names = numbered_names(f"{template.name} 0", taken, count)
         return _spawn(campaign, template, names, actor, "npc_template_spawn")
 

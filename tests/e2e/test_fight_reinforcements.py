@@ -1,4 +1,4 @@
-"""Reinforcements and a fleeing guard (R33, issue 25 item 3), as a GM runs them at the table.
+"""Reinforcements and a fleeing guard (R33), as a GM runs them at the table.
 
 The GM (1440 x 900) duplicates « Garde » five times, starts a fight in the order ticked (three
 guards and the player's character), plays round 1 with several actions without reloading,

@@ -2,8 +2,9 @@
 shift-range, and x on the fourth), deals them damage in one action (Isaure alone falls below
 0 PV and rolls her own Survie, R10, shown in the group's result), gives them all a condition
 without a reload, then undoes that batch as one; a refused action (no amount) says why in
-view. The two players' phones (390x844) follow each step live. Then the compact view: a
-range of rows, healed at once. DEBUG on and off; screenshots in test-artifacts/."""
+view; at last the damage is undone as one from the history. The two players' phones
+(390x844) follow each step live. Then the compact view: a range of rows, healed at once.
+DEBUG on and off; screenshots in test-artifacts/."""
 
 import re
 
@@ -155,6 +156,14 @@ def test_damage_then_a_condition_on_four_selected_cards_then_undo_as_one(
     gm.screenshot(path=artifacts / f"multi-{mode}-undone.png", caret="initial")
     other.screenshot(path=artifacts / f"multi-{mode}-phone-undone.png", caret="initial")
 
+    # The GM turns to one card: the bar's result steps aside (it would cover the card's
+    # answer), the four stay selected.
+    gm.locator(f"#character-{guard.pk}").get_by_role("link", name="Ajouter un état").click()
+    expect(gm.locator(f"#panel-{guard.pk} form")).to_be_visible()
+    expect(result).to_be_empty()
+    expect(bar.get_by_test_id("group-count")).to_have_text("4 personnages sélectionnés")
+    in_view(gm.locator(f"#panel-{guard.pk} form"), GM_VIEWPORT, "the card's form")
+
     # Unselect all: the bar goes.
     bar.get_by_role("button", name="Tout désélectionner").click()
     expect(bar).to_be_hidden()
@@ -165,6 +174,30 @@ def test_damage_then_a_condition_on_four_selected_cards_then_undo_as_one(
     assert other.evaluate(NO_RELOAD) == "still here"
     for page in (gm, phone, other):
         assert page.evaluate("window.__htmx_errors") == []
+
+    # The damage itself, undone as one from the history: the four get their PV back (Isaure
+    # up again, her Survie undone), and the phones follow, live.
+    entry = AuditEntry.objects.filter(action="damage", character=guard, field="pv").get()
+    gm.goto(f"{live_server.url}/c/{campaign.pk}/history/")
+    action = gm.locator("[data-testid=action]", has=gm.locator(f"#entry-{entry.pk}"))
+    action.locator("summary").first.click()
+    undo = gm.locator(f"#entry-{entry.pk}").get_by_role(
+        "button", name=re.compile(r"^Défaire toute l’action \(\d+ modifications\)")
+    )
+    undo.click()
+    expect(gm.locator(".messages")).to_contain_text("Défait")
+    damage_batch = AuditEntry.objects.filter(batch=entry.batch)
+    assert damage_batch.filter(kind="change", reverted_by__isnull=True).count() == 0
+    for character, pv in ((pc, 9), (other_pc, 18), (npc, 20), (guard, 15)):
+        character.refresh_from_db()
+        assert character.pv == pv, character.name
+    assert pc.vital == "up"
+    phone_pv(phone, pc, 9)
+    expect(phone.locator(f"#character-{pc.pk}").get_by_test_id("down")).to_have_count(0)
+    phone_pv(other, other_pc, 18)
+    assert phone.evaluate(NO_RELOAD) == "still here"
+    phone.screenshot(path=artifacts / f"multi-{mode}-phone-damage-undone.png", caret="initial")
+
     refused = f"/c/{campaign.pk}/group/damage/"
     assert [e for e in console_errors.errors if refused not in e] == []
     context.close()

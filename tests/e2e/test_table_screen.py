@@ -4,9 +4,9 @@ Three browser contexts: the GM's dashboard (1440 x 900), a player's phone (390 x
 table screen on a TV (1280 x 720) opened through the campaign's screen link, without an
 account. The GM duplicates « Garde » five times (a refused count first), starts a fight with
 three guards and the player's character, moves the turn and deals damage: the screen follows;
-a GM-only damage never shows on it; a guard taken off the table leaves the dashboard and the
-screen, comes back in play from the list and into the next fight; the link revoked, the screen
-says so in French. Under DEBUG on and off.
+a GM-only damage and a GM-only free roll never show on it; a guard taken off the table leaves
+the dashboard and the screen, comes back in play from the list and into the next fight; the
+link revoked, the screen says so in French. Under DEBUG on and off.
 
 The screen refetches its part every two seconds (static/screen.js); its requests go through a
 Gate the test opens while it waits for the screen, as the phone's polls do (tests/e2e/pages.py:
@@ -191,6 +191,27 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     expect(member.get_by_test_id("screen-pv")).to_have_text(f"{told} / {pc.pv_max}")
     assert str(pc.pv) not in member.inner_text()
     assert "MJ" not in tv.locator("main").inner_text()
+
+    # A GM-only free roll (R9) for the one whose turn it is: the GM reads it, the screen never.
+    shown_before = tv.locator("main").inner_html()
+    page.locator("#party-bar").get_by_role("link", name="Jet libre", exact=True).click()
+    free = page.locator("#panel-party")
+    free.locator("input[name=expression]").fill("3d7+11")
+    free.locator("select[name=character]").select_option(str(pc.pk))
+    free.locator("select[name=visibility]").select_option("gm")
+    free.locator("input[name=dice]").fill("1, 2, 4")
+    free.get_by_role("button", name="Appliquer").click()
+    expect(page.locator("#result-party")).to_contain_text("jet libre 3d7+11 → 1 + 2 + 4 + 11 = 18")
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
+    screen_gate.open.set()
+    with tv.expect_response(re.compile(r"/part/$")):
+        pass
+    tv.wait_for_timeout(2500)
+    screen_gate.open.clear()
+    shown = tv.locator("body").inner_text()
+    for secret in ("3d7", "1 + 2 + 4", "= 18", "jet libre", "Jet libre"):
+        assert secret not in shown, secret
+    assert tv.locator("main").inner_html() == shown_before
 
     # Garde 2 falls: the screen says so in words, beside an icon.
     garde2 = guards["Garde 2"]

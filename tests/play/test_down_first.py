@@ -1,4 +1,4 @@
-"""The dashboard's « À terre en premier » (issue 25, item 6): the characters down first, the
+"""The dashboard's « À terre en premier »: the characters down first, the
 order computed in Python (play/selectors.py down_first, from down_state), kept in the address."""
 
 import re

@@ -18,6 +18,7 @@ from journal.models import AuditEntry
 from journal.visibility import visible_entries
 from play.models import RollRequest
 from play.requests import roll_request_answer, roll_request_create
+from play.services import entry_undo
 from tests.play.steps import run
 
 pytestmark = pytest.mark.django_db
@@ -180,6 +181,21 @@ def test_toast_text_without_a_rule_reads_as_the_log_does(world):
     run(world.campaign, world.gm, "heal", {"amount": "1"}, character=world.pc)
     entry = AuditEntry.objects.filter(character=world.pc).latest("id")
     assert toast_text(entry).endswith("soins : PV 11 → 12")
+
+
+def test_an_undos_toast_says_annulation_not_the_undone_rules_reason(world):
+    # Isaure at 0 PV or less (R10), then that damage undone: the toast says why her numbers
+    # moved now, an undo, without the entry numbers the history needs.
+    data = {"amount": "30"}
+    result = run(world.campaign, world.gm, "damage", data, character=world.pc, typed=[15])
+    change = next(e for e in result.entries if e.kind == "change")
+    entry_undo(campaign_id=world.campaign.pk, actor=world.gm, entry_id=change.pk, whole_action=True)
+    undone = AuditEntry.objects.filter(character=world.pc, reverts__isnull=False).order_by("id")
+    toasts = [toast_text(entry) for entry in undone]
+    assert toasts and all("annulation : " in toast for toast in toasts), toasts
+    assert not any("#" in toast or "Annulation de" in toast for toast in toasts), toasts
+    assert not any("à 0 PV" in toast for toast in toasts), toasts
+    assert "R3 · annulation : PV −17 → 11" in toasts, toasts
 
 
 def test_r34_r9_a_players_own_roll_is_no_toast_for_her_but_is_for_the_gm(world):

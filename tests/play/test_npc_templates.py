@@ -1,4 +1,4 @@
-"""NPC templates per campaign (issue 25, item 2): a stat block saved once from an NPC
+"""NPC templates per campaign: a stat block saved once from an NPC
 (« Enregistrer comme modèle »), listed for the GM, spawned in numbers through the same creation
 as duplication (play/services/table.py), each copy logged as a creation. Who may use each URL
 at all is tests/test_permissions.py's table; here: what it does, and refusals in French."""
@@ -13,6 +13,7 @@ from play.services.table import (
     npc_template_delete,
     npc_template_save,
     npc_template_spawn,
+    numbered_names,
 )
 from tests.helpers import db_state
 
@@ -163,3 +164,87 @@ def test_a_deleted_template_is_gone_and_its_npcs_stay(
     assert gm_client.post(url).status_code == 404
     with pytest.raises(NpcTemplate.DoesNotExist):
         npc_template_delete(template_id=template.pk, actor=gm)
+
+
+def test_spawning_garde_beside_a_garde_alone_numbers_after_it_without_renaming_it(
+    campaign, gm, npc
+):
+    # « Garde » on the table (never duplicated): it counts as « Garde 1 », as an original does;
+    # « garde 3 » (another case) takes the 3. The one on the table keeps its name.
+    Character.objects.filter(pk=npc.pk).update(name="Garde")
+    template = NpcTemplate.objects.create(
+        campaign=campaign, name="Garde", stats=npc.stats, pv_max=9, flux_max=0
+    )
+    npc_template_spawn(template_id=template.pk, actor=gm, count=2)
+    names = list(Character.objects.filter(campaign=campaign).values_list("name", flat=True))
+    assert {"Garde", "Garde 2", "Garde 3"} <= set(names) and "Garde 1" not in names
+    Character.objects.filter(campaign=campaign, name="Garde 3").update(name="garde 3")
+    npc_template_spawn(template_id=template.pk, actor=gm, count=1)
+    assert Character.objects.filter(campaign=campaign, name="Garde 4").exists()
+    assert Character.objects.get(pk=npc.pk).name == "Garde"
+
+
+def test_numbered_names_count_a_name_alone_as_its_1():
+    assert numbered_names("Garde 0", ["Garde", "Archer"], 2) == ("Garde 0", ["Garde 2", "Garde 3"])
+    assert numbered_names("Garde", ["Garde", "GARDE 5"], 1) == ("Garde 1", ["Garde 6"])
+    assert numbered_names("Archer", ["Garde"], 1) == ("Archer 1", ["Archer 2"])
+
+
+def blank(campaign, **changes):
+    data = {
+        "name": "Archer",
+        "pv_max": "9",
+        "flux_max": "2",
+        "pa": "1",
+        "actions": "2",
+        "reflexes": "1",
+        "gm_notes": "Vise les mages.",
+        **{f"stat_{code}": "1" for code in campaign.stats},
+    }
+    return {**data, **changes}
+
+
+def test_the_gm_types_a_template_from_a_blank_form_and_spawns_it(campaign, gm, gm_client):
+    url = reverse("npc_template_create", args=[campaign.pk])
+    page = gm_client.get(reverse("npc_templates", args=[campaign.pk])).content.decode()
+    assert 'data-testid="npc-template-new"' in page and f'action="{url}"' in page
+    response = gm_client.post(url, blank(campaign, stat_ADR="3"), follow=True)
+    assert response.status_code == 200
+    assert "Modèle « Archer » enregistré" in response.content.decode()
+    template = NpcTemplate.objects.get(campaign=campaign, name="Archer")
+    assert (template.pv_max, template.flux_max, template.pa, template.gm_notes) == (
+        9,
+        2,
+        1,
+        "Vise les mages.",
+    )
+    assert template.stats == {code: 3 if code == "ADR" else 1 for code in campaign.stats}
+    entry = AuditEntry.objects.filter(campaign=campaign, action="npc_template").latest("id")
+    assert entry.visibility == "gm"
+    assert entry.text_fr == "Modèle de PNJ créé : Archer (PV max 9, Flux max 2, PA 1)"
+    npc_template_spawn(template_id=template.pk, actor=gm, count=2)
+    spawned = Character.objects.filter(campaign=campaign, name__in=["Archer 1", "Archer 2"])
+    assert spawned.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"name": "archer"}, "Un modèle « Archer » existe déjà : supprimez-le d’abord"),
+        ({"pv_max": "0"}, "supérieure ou égale à 1"),
+        ({"name": ""}, "Ce champ est obligatoire."),
+        ({"stat_ADR": "x"}, "Saisissez un nombre entier."),
+    ],
+)
+def test_a_blank_template_refused_is_a_400_in_french_and_nothing_written(
+    campaign, gm, gm_client, changes, message
+):
+    NpcTemplate.objects.create(campaign=campaign, name="Archer", stats={}, pv_max=5, flux_max=0)
+    url = reverse("npc_template_create", args=[campaign.pk])
+    before = db_state()
+    response = gm_client.post(url, blank(campaign, **changes))
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert message in html
+    assert 'data-testid="npc-template-new" open' in html
+    assert db_state() == before
