@@ -543,7 +543,10 @@ def _sentence(head, entries, changes, moved) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # Fights and rarer actions, said as the table says them.
 
-_ORDER = re.compile(r"(?:Début du combat|Ordre du combat) : (.+?)(?: ;|$)")
+_ORDER = re.compile(r"(?:Début du combat|Ordre du combat|; ordre) : (.+?)(?: ;|$)")
+# R33: one who arrives or leaves mid-fight, said first in the fight's change.
+_MOVE = re.compile(r"^(?:R\d+ · )?(.+? (?:quitte|rejoint) le combat(?: \(place \d+\))?) ;")
+_MOVE_EN = re.compile(r"^(?:R\d+ · )?(.+? (?:leaves|joins) the fight(?: \(place \d+\))?);")
 _TURN = re.compile(r"au tour de : (.+?)(?: \(|$)", re.IGNORECASE)
 
 
@@ -598,6 +601,19 @@ def _fight_sentence(action, entries, changes, moved) -> str | None:
                 f"{whose} joue (manche {round_})", f"{whose} plays (round {round_})"
             )
         return sentence + "".join(f", {o}" for o in others)
+    move_fr = _MOVE.search(text)
+    move_en = _MOVE_EN.search(fight.text_en if fight is not None else "")
+    if action in ("fight_join", "fight_leave"):
+        round_ = after.get("round")
+        if move_fr is None or not round_:
+            return None
+        sentence = in_language(
+            f"{move_fr.group(1)}, manche {round_}",
+            f"{move_en.group(1) if move_en else move_fr.group(1)}, round {round_}",
+        )
+        if whose:
+            sentence += in_language(f" ({whose} joue)", f" ({whose} plays)")
+        return sentence
     if action == "fight_set_order":
         order = _ORDER.search(text)
         if not order:
@@ -613,6 +629,8 @@ def _fight_sentence(action, entries, changes, moved) -> str | None:
             for s in steps
             if "quitte le combat" in s.get("fr", "") or "rejoint le combat" in s.get("fr", "")
         ]
+        if not moves and move_fr is not None:
+            moves = [in_language(move_fr.group(1), move_en.group(1) if move_en else "")]
         return sentence + "".join(f", {m}" for m in moves)
     if action == "fight_end":
         round_ = before.get("round")

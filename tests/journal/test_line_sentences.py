@@ -199,6 +199,12 @@ def test_r33_fight_lines_are_sentences(world):
         "Le MJ change l’ordre du combat : Gaspard, Isaure (Isaure joue), "
         "Le Vicomte masque quitte le combat"
     )
+    # Reinforcements and a flight, mid-round (R33): who, where, which round.
+    joined = services.fight_join(campaign_id=c.pk, actor=gm, character_id=world.npc.pk, place=1)
+    assert told(joined) == "Le Vicomte masque rejoint le combat (place 1), manche 2 (Isaure joue)"
+    assert told(joined, "en").startswith("Le Vicomte masque joins the fight (place 1), round 2")
+    left = services.fight_leave(campaign_id=c.pk, actor=gm, character_id=world.other_pc.pk)
+    assert told(left) == "Gaspard quitte le combat, manche 2 (Isaure joue)"
     end = services.fight_end(campaign_id=c.pk, actor=gm)
     assert told(end) == "Le combat se termine (manche 2)"
     assert told(end, "en") == "The fight ends (round 2)"

@@ -13,7 +13,7 @@ def card_names(html: str) -> list[str]:
     section = re.search(r'<section class="cards" id="characters".*?</section>', html, re.S)
     assert section, "no cards"
     return re.findall(
-        r'data-character-id="\d+" role="group" aria-label="([^"]+)"', section.group(0)
+        r'data-character-id="\d+" role="group"\s+aria-label="([^"]+)"', section.group(0)
     )
 
 
