@@ -26,13 +26,13 @@ def row_in_page(client, campaign, element_id: str) -> str | None:
     return found[0].strip() if found else None
 
 
-def told(world, membership, character, *, shown=HOME) -> list[dict]:
+def told(world, membership, character, *, shown=HOME, amount=5) -> list[dict]:
     """What a home's stream says when the GM damages `character`: the change and what follows."""
     messages = []
 
     async def scenario():
         reader = await open_stream(membership, shown=shown)
-        await adamage(world.campaign, world.gm, character)
+        await adamage(world.campaign, world.gm, character, amount)
         try:
             messages.append(await reader.event(timeout=2))
         except TimeoutError:
@@ -54,10 +54,12 @@ def test_another_players_row_comes_as_their_home_draws_it_under_each_visibility(
 ):
     world.campaign.party_visibility = shown
     world.campaign.save()
-    messages = told(world, world.player_membership, world.other_pc)
+    # Under STATE a player is told of another's vital state only: a blow that knocks them out.
+    messages = told(world, world.player_membership, world.other_pc, amount=50)
     expected = row_in_page(player_client, world.campaign, f"party-{world.other_pc.pk}")
     assert expected is not None
-    if not messages:  # this visibility tells the player nothing of it: no row either
+    if shown == PartyVisibility.NOTHING:
+        assert messages == []  # told nothing of another's character: no row either
         return
     change, rows = messages
     assert change["data"]["rows"] == [world.other_pc.pk] == change["data"]["characters"]
@@ -66,12 +68,10 @@ def test_another_players_row_comes_as_their_home_draws_it_under_each_visibility(
     assert rows["data"]["rows"] == {str(world.other_pc.pk): expected}
     world.other_pc.refresh_from_db()
     assert f'data-version="{world.other_pc.version}"' in expected
-    if shown == PartyVisibility.NOTHING:
-        assert "vital" not in expected and "bar" not in expected  # the name, no more
     if shown == PartyVisibility.STATE:
-        assert "vital" in expected and f"{world.other_pc.pv} /" not in expected
+        assert "vital" in expected and 'data-testid="pv"' not in expected
     if shown == PartyVisibility.BARS:
-        assert f"{world.other_pc.pv} /" in expected
+        assert 'data-testid="pv"' in expected
 
 
 @pytest.mark.parametrize("shown", PartyVisibility.values)
@@ -124,6 +124,12 @@ def test_an_npc_is_covered_without_a_row(world):
     change, rows = told(world, world.player_membership, world.npc)
     assert change["data"]["rows"] == [world.npc.pk]
     assert rows["data"]["rows"] == {}  # no home shows it: nothing to swap, nothing to refetch
+
+
+def test_a_blow_that_leaves_the_vital_state_is_not_told_under_state(world):
+    world.campaign.party_visibility = PartyVisibility.STATE
+    world.campaign.save()
+    assert told(world, world.player_membership, world.other_pc, amount=1) == []
 
 
 def test_a_gm_and_a_page_that_did_not_ask_get_no_rows(world):
