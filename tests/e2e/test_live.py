@@ -230,6 +230,23 @@ def test_players_homes_get_the_changed_rows_from_the_stream_without_asking(
     # The rows came with the stream: neither home asked for its lists again.
     assert asked == []
     homes["bruno"][1].screenshot(path=artifacts / "live-home-pushed-row.png", full_page=True)
+    # The GM gives Corentin to Bruno: the row pushed is one of his own list now, which his
+    # page shows in the party: it redraws both lists (once), and Alice's keeps it in the party.
+    with psycopg.connect(world.db.replace("postgres://", "postgresql://", 1)) as conn:
+        corentin, bruno = conn.execute(
+            "SELECT c.id, u.id FROM characters_character c, auth_user u "
+            "WHERE c.name = 'Corentin' AND c.campaign_id = %s AND u.username = 'bruno'",
+            [cid],
+        ).fetchone()
+    dashboard.goto(f"{gm_url}/c/{cid}/characters/{corentin}/edit/")
+    dashboard.select_option("#id_owner", str(bruno))
+    dashboard.get_by_role("button", name="Enregistrer", exact=True).click()
+    dashboard.wait_for_load_state()
+    bruno_home = homes["bruno"][1]
+    expect(bruno_home.locator(f"#own-{corentin}")).to_contain_text("Corentin")
+    expect(bruno_home.locator(f"#party-{corentin}")).to_have_count(0)
+    expect(homes["alice"][1].locator(f"#party-{corentin}")).to_contain_text("bruno")
+    assert len(asked) == 1 and asked[0].endswith(f"/c/{cid}/")  # Bruno's lists, once
     for _, page in homes.values():
         assert page.evaluate("window.__no_reload") == "still here"
         assert page.evaluate("window.__htmx_errors || []") == []
