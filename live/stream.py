@@ -17,6 +17,11 @@ change for all its pages (`_log_check`, the same journal.audit.check_seal), and 
 kept "from" keeps "to" without asking (static/live.js). A seal says no more than the seal
 endpoint tells any member; it comes only with a change the viewer is told of.
 
+`"proposals": false` is added for a player when none of the entries they are told of is a step
+of a proposal (play/proposals.py): the owner's list of proposals on the sheet stays as it is.
+It is read with the batch's entries, so a GM's change (told by the event alone) and a change
+caught up on do not say it, and the page refetches that list as before.
+
 `cards` names the cards among them that the page said it shows (`?cards=3,9`) and that this
 viewer may see in full: their new HTML follows in a message of its own, as soon as it is
 rendered, so that rendering never delays the announcement. It belongs to the change just
@@ -122,6 +127,7 @@ from characters.models import Character
 from journal import events as live
 from journal.audit import check_seal, seal_of
 from journal.models import AuditEntry
+from journal.texts import PROPOSAL_FIELD
 from journal.visibility import (
     EntryFacts,
     entry_facts,
@@ -170,6 +176,10 @@ class Change:
     # first (`_log_check`): a page that kept the first needs not ask (static/live.js).
     log_seal: tuple[str, str] | None = None
     rows: tuple[int, ...] = ()  # a player's home: the characters whose rows follow (`RowsMessage`)
+    # False when the batch, read for this player, has no step of a proposal (play/proposals.py):
+    # the owner's list of proposals on the sheet needs no refetch. None: not read (a GM's view,
+    # a change caught up on), the page refetches it as before.
+    proposals: bool | None = None
 
     def as_dict(self) -> dict:
         data = {"characters": list(self.characters), "log_id": self.log_id}
@@ -177,6 +187,8 @@ class Change:
             data["cards"] = list(self.cards)
         if self.rows:
             data["rows"] = list(self.rows)
+        if self.proposals is False:
+            data["proposals"] = False
         if self.campaign:
             data["campaign"] = True
         if self.sealed:
@@ -358,6 +370,7 @@ class Seen:
     owners: dict  # the characters they may know changed -> their owner's id (None for a GM)
     campaign: bool  # whether they may know the campaign itself changed
     sealed: tuple = ()  # the batch's sealed rolls they are told of: (entry id, commitment)
+    proposals: bool | None = None  # whether a step of a proposal is among them (None: not read)
 
 
 def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen | None]:
@@ -411,7 +424,8 @@ def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen 
             # _seats_moved): the viewer's own characters among the event's are theirs.
             owners.update((pk, o) for pk, o in event_owners().items() if o == user_id)
         sealed = tuple((e.id, e.commitment) for e in seen if is_sealed(e))
-        views[user_id] = Seen(membership, owners, of_campaign, sealed)
+        steps = any(e.field == PROPOSAL_FIELD for e in seen)
+        views[user_id] = Seen(membership, owners, of_campaign, sealed, steps)
     return views
 
 
@@ -436,6 +450,7 @@ def _change(event: live.Event, seen: Seen, shown: Shown) -> Change:
         seen.campaign,
         seen.sealed,
         rows=rows,
+        proposals=seen.proposals,
     )
 
 

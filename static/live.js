@@ -128,13 +128,13 @@
     (data.characters || []).forEach(function (id) {
       if (announced.indexOf(id) < 0 || !document.getElementById("character-" + id)) {
         refresh(id);
-        ownProposals(id);
+        ownProposals(id, data);
         return;
       }
       window.clearTimeout(coming[id]);
       coming[id] = window.setTimeout(function () { delete coming[id]; refresh(id); }, CARD_WAIT_MS);
       refetchPart("party-" + id);
-      ownProposals(id);
+      ownProposals(id, data);
     });
   }
 
@@ -179,8 +179,10 @@
     if (again) refetchPart("own-characters");
   }
 
-  // The owner's list of their proposals, on their sheet: the GM's decision shows at once.
-  function ownProposals(id) {
+  // The owner's list of their proposals, on their sheet: the GM's decision shows at once. The
+  // stream says when the change has no step of a proposal (`proposals: false`): nothing to redraw.
+  function ownProposals(id, data) {
+    if (data.proposals === false) return;
     refetchPart("proposals-" + id);
   }
 

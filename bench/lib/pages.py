@@ -8,11 +8,13 @@ page once, notes which of those parts it has (their ids), opens the stream with 
 live.js builds, and on each `change` makes the requests live.js would make for that page:
 
 - the GM's dashboard: the pushed cards (a card not pushed refetches its own partial), the log
-  (#roll-log) when the event is newer than it, the clock bar and the fight (#party-bar,
+  (#roll-log) when the event is newer than it (the answer to the GM's action brings the log:
+  `answered`, bench/tables.py), the clock bar and the fight (#party-bar,
   #fight) when the campaign itself changed;
 - a player's sheet: its pushed card, the feed (feed.js) when the event names its character
   and is newer than it, the fight strip when the campaign changed, the owner's proposals
-  (#proposals-<id>) when their character changed;
+  (#proposals-<id>) when their character changed, unless the change says it holds no step of
+  a proposal (`proposals: false`);
 - a player's home (the party's rows): the rows the stream pushes (`rows`, asked with `rows=1`
   by the served live.js), or its two lists (#own-characters, answered with #party-members)
   when a change is not covered by them; the fight strip when the campaign changed;
@@ -164,6 +166,12 @@ class Page:
             self.errors.append(f"GET {what} {path}: HTTP {status}")
         return body
 
+    def answered(self, html: str) -> None:
+        """The answer to an action posted from this page, swapped in: the log it brings."""
+        shown = attribute(html, "roll-log", "data-log-id")
+        if shown:
+            self.log_shown = max(self.log_shown, int(shown))
+
     # --- The stream -------------------------------------------------------------------------
     async def connect(self) -> None:
         await self.load()
@@ -227,7 +235,8 @@ class Page:
                     gets += self.refresh(pk)
                 else:
                     gets += self.part(f"party-{pk}")
-                gets += self.part(f"proposals-{pk}")
+                if data.get("proposals") is not False:  # a step of a proposal, or not said
+                    gets += self.part(f"proposals-{pk}")
         if data.get("campaign"):
             gets += self.part("party-bar") + self.part("fight") + self.part("fight-strip")
         if data.get("sealed"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.urls import reverse
 
 from campaign.models import PartyVisibility
@@ -143,3 +144,36 @@ def test_the_stream_view_reads_whether_the_page_is_a_home(world, rf):
     request = rf.get(f"/c/{world.campaign.pk}/events/?rows=1")
     assert stream._shown(request).rows
     assert not stream._shown(rf.get(f"/c/{world.campaign.pk}/events/?rows=yes")).rows
+
+
+def test_a_player_is_told_when_a_change_holds_no_step_of_a_proposal(world):
+    """The owner's sheet redraws its list of proposals only for a change that holds a step of
+    one (static/live.js): a damage says so (`proposals: false`), the player's proposal and the
+    GM's refusal do not; a GM's change is not read, and says nothing of it."""
+    from play.proposals import proposal_make, proposal_refuse
+
+    messages = {}
+
+    async def scenario():
+        player = await open_stream(world.player_membership)
+        gm = await open_stream(world.gm_membership)
+        await adamage(world.campaign, world.gm, world.pc)
+        messages["damage"] = await player.event()
+        messages["gm damage"] = await gm.event()
+        proposal = await sync_to_async(proposal_make)(
+            character_id=world.pc.pk, actor=world.player, action="damage", arguments={"amount": 2}
+        )
+        messages["proposed"] = await player.event()
+        await sync_to_async(proposal_refuse)(
+            campaign_id=world.campaign.pk, proposal_id=proposal.pk, actor=world.gm, reply="Non."
+        )
+        messages["refused"] = await player.event()
+        await player.close()
+        await gm.close()
+
+    play(scenario)
+    assert messages["damage"]["data"]["proposals"] is False
+    assert "proposals" not in messages["gm damage"]["data"]
+    assert "proposals" not in messages["proposed"]["data"]
+    assert "proposals" not in messages["refused"]["data"]
+    assert messages["refused"]["data"]["characters"] == [world.pc.pk]
