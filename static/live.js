@@ -179,6 +179,23 @@
     if (again) refetchPart("own-characters");
   }
 
+  // The lists redrawn (above) were drawn when asked: a row pushed since, of a later version,
+  // stays (versions never go back), whatever the order the answers came in.
+  document.body.addEventListener("htmx:beforeSwap", function (evt) {
+    var target = evt.detail.target;
+    if (!target || target.id !== "own-characters" || !evt.detail.serverResponse) return;
+    var tpl = document.createElement("template");
+    tpl.innerHTML = evt.detail.serverResponse;
+    var kept = false;
+    tpl.content.querySelectorAll("[id^='own-'], [id^='party-']").forEach(function (row) {
+      var current = /^(?:own|party)-\d+$/.test(row.id) && document.getElementById(row.id);
+      if (!current || !older(row, current)) return;
+      row.replaceWith(current.cloneNode(true));
+      kept = true;
+    });
+    if (kept) evt.detail.serverResponse = tpl.innerHTML;
+  });
+
   // The owner's list of their proposals, on their sheet: the GM's decision shows at once. The
   // stream says when the change has no step of a proposal (`proposals: false`): nothing to redraw.
   function ownProposals(id, data) {

@@ -247,6 +247,19 @@ def test_players_homes_get_the_changed_rows_from_the_stream_without_asking(
     expect(bruno_home.locator(f"#party-{corentin}")).to_have_count(0)
     expect(homes["alice"][1].locator(f"#party-{corentin}")).to_contain_text("bruno")
     assert len(asked) == 1 and asked[0].endswith(f"/c/{cid}/")  # Bruno's lists, once
+    # A row pushed after the lists were drawn stays when their answer comes late: here a row
+    # of a version still to come, then the lists asked for again.
+    alice_home = homes["alice"][1]
+    alice_home.evaluate(f"document.getElementById('own-{pk}').setAttribute('data-version', '9999')")
+    alice_home.evaluate("document.getElementById('own-characters').dataset.before = 'swap'")
+    alice_home.evaluate(
+        "htmx.ajax('GET', location.pathname, "
+        "{target: '#own-characters', select: '#own-characters', swap: 'outerHTML'})"
+    )
+    expect(alice_home.locator(f"#party-{corentin}")).to_contain_text("bruno")
+    expect(alice_home.locator("#own-characters")).to_contain_text("Aveline")
+    expect(alice_home.locator("#own-characters[data-before]")).to_have_count(0)  # swapped
+    expect(alice_home.locator(f"#own-{pk}")).to_have_attribute("data-version", "9999")
     for _, page in homes.values():
         assert page.evaluate("window.__no_reload") == "still here"
         assert page.evaluate("window.__htmx_errors || []") == []
