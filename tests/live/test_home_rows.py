@@ -177,3 +177,26 @@ def test_a_player_is_told_when_a_change_holds_no_step_of_a_proposal(world):
     assert "proposals" not in messages["proposed"]["data"]
     assert "proposals" not in messages["refused"]["data"]
     assert messages["refused"]["data"]["characters"] == [world.pc.pk]
+
+
+def test_a_roll_asked_of_the_owner_comes_in_their_row(world, player_client):
+    """R34: the GM asks the player's character for a roll; their home's row says it waits, as
+    the page draws it."""
+    from play.requests import roll_request_create
+
+    messages = []
+
+    async def scenario():
+        reader = await open_stream(world.player_membership, shown=HOME)
+        await sync_to_async(roll_request_create)(
+            character_id=world.pc.pk, actor=world.gm, stat="ADR"
+        )
+        messages.extend(await reader.events(2))
+        await reader.close()
+
+    play(scenario)
+    change, rows = messages
+    assert change["data"]["rows"] == [world.pc.pk]
+    row = rows["data"]["rows"][str(world.pc.pk)]
+    assert 'data-testid="request-waiting"' in row
+    assert row == row_in_page(player_client, world.campaign, f"own-{world.pc.pk}")
