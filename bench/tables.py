@@ -245,13 +245,27 @@ class Bench:
     async def act(self, table: Table, name: str, path: str, body: bytes) -> Action:
         action = Action(name, time.perf_counter())
         table.actions.append(action)
+        # Posted from the GM's dashboard, as htmx posts it: the answer brings the parts of that
+        # page the action changed (play/views.py action_fragments), the log among them, which
+        # the page then shows (the change that follows needs no refetch of it, if it comes
+        # after the answer: static/live.js).
+        dashboard = table.streams[0] if table.streams else None
+        extra = ""
+        if dashboard is not None:
+            extra = "".join(
+                f"{k}: {v}\r\n" for k, v in dashboard.headers().items() if k != "HX-Request"
+            )
         try:
-            status, answer = await post_form(self.port, path, table.gm_cookie, table.csrf, body)
+            status, answer = await post_form(
+                self.port, path, table.gm_cookie, table.csrf, body, extra
+            )
         except (OSError, asyncio.IncompleteReadError) as error:
             self.errors.append(f"{name} on campaign {table.campaign_id}: {error!r}")
             return action
         action.duration = time.perf_counter() - action.started
         action.status = status
+        if dashboard is not None and status == 200:
+            dashboard.answered(answer.decode(errors="replace"))
         if status != 200:
             self.errors.append(
                 f"{name} on campaign {table.campaign_id}: HTTP {status} {answer[:200]!r}"

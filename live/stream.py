@@ -17,6 +17,11 @@ change for all its pages (`_log_check`, the same journal.audit.check_seal), and 
 kept "from" keeps "to" without asking (static/live.js). A seal says no more than the seal
 endpoint tells any member; it comes only with a change the viewer is told of.
 
+`"proposals": false` is added for a player when none of the entries they are told of is a step
+of a proposal (play/proposals.py): the owner's list of proposals on the sheet stays as it is.
+It is read with the batch's entries, so a GM's change (told by the event alone) and a change
+caught up on do not say it, and the page refetches that list as before.
+
 `cards` names the cards among them that the page said it shows (`?cards=3,9`) and that this
 viewer may see in full: their new HTML follows in a message of its own, as soon as it is
 rendered, so that rendering never delays the announcement. It belongs to the change just
@@ -34,13 +39,27 @@ one under an action in flight):
 A GM's compact dashboard asks for its rows instead (`?view=compact`): the same ids, the row's
 HTML (templates/play/_row.html) instead of the card's.
 
+A player's home (the party's rows: templates/play/player_home.html) asks for its rows
+(`?rows=1`): `rows` in the change names the characters it covers, and a message of its own
+follows with the row of each as this viewer's home shows it, as JSON (one line):
+
+    event: rows
+    data: {"log_id": 1234, "rows": {"3": "<li id=\"party-3\" …>…</li>", "7": "<p id=\"own-7\" …>"}}
+
+Its owner gets the character's row of their own list (`own-<id>`), every other player its row
+of the party (`party-<id>`), as the campaign's party visibility shows it to any player but the
+owner, so each is drawn once per change and process for every home that shows it
+(`_home_rows`); a character covered without a row (an NPC: no home shows it) has none. The
+page swaps each row in place, and refetches its lists when a row does not match what it
+shows (the GM gave or took the character) or a character was not covered (static/live.js).
+
 That HTML is what the card's own URL would return to this viewer (the same permission check,
 with the membership re-read at the event, and the same cached HTML: play/cards.py). A
 change thus costs each process one read of the event for all of its campaign's viewers
 (`_event_views`: their memberships and the batch, judged per viewer by
 journal.visibility.sees_entry) and one render per viewer and card, not one request per open
-card. Every other element (a player's rows of the party) and every change a stream catches up
-on after a reconnection come as ids only, and the page refetches them through the viewer's
+card. Every other element (the sheet's feed, the fight strip) and every change a stream catches
+up on after a reconnection come as ids only, and the page refetches them through the viewer's
 permissions.
 
 The id is the last audit entry of the batch that made the change. What a viewer is told goes
@@ -95,18 +114,20 @@ from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Max
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
 from django.urls import get_script_prefix, set_script_prefix
 from django.utils import timezone, translation
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
-from campaign.models import Membership
+from campaign.models import Campaign, Membership
 from campaign.permissions import can_see_full_sheet, get_membership
 from characters.models import Character
 from journal import events as live
 from journal.audit import check_seal, seal_of
 from journal.models import AuditEntry
+from journal.texts import PROPOSAL_FIELD
 from journal.visibility import (
     EntryFacts,
     entry_facts,
@@ -116,7 +137,7 @@ from journal.visibility import (
     visible_entries,
 )
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input, shown_view
-from play.selectors import characters_for_cards
+from play.selectors import characters_for_cards, party_member
 
 READ_THREADS = 4  # threads (so database connections) that every stream of a process shares
 HEARTBEAT = 15.0  # seconds between comment lines, so proxies and phones keep the stream open
@@ -136,6 +157,7 @@ class Shown:
     language: str = settings.LANGUAGE_CODE
     script_prefix: str = "/"
     view: str = CARDS  # the GM's dashboard as cards or as compact rows (`?view=compact`)
+    rows: bool = False  # a player's home: the party's rows pushed with each change (`?rows=1`)
 
 
 NOTHING_SHOWN = Shown()
@@ -153,11 +175,20 @@ class Change:
     # (the log's seal just before this batch, the log's seal now) when the log extends the
     # first (`_log_check`): a page that kept the first needs not ask (static/live.js).
     log_seal: tuple[str, str] | None = None
+    rows: tuple[int, ...] = ()  # a player's home: the characters whose rows follow (`RowsMessage`)
+    # False when the batch, read for this player, has no step of a proposal (play/proposals.py):
+    # the owner's list of proposals on the sheet needs no refetch. None: not read (a GM's view,
+    # a change caught up on), the page refetches it as before.
+    proposals: bool | None = None
 
     def as_dict(self) -> dict:
         data = {"characters": list(self.characters), "log_id": self.log_id}
         if self.cards:
             data["cards"] = list(self.cards)
+        if self.rows:
+            data["rows"] = list(self.rows)
+        if self.proposals is False:
+            data["proposals"] = False
         if self.campaign:
             data["campaign"] = True
         if self.sealed:
@@ -196,6 +227,20 @@ class CardsMessage:
 
     def sse(self, token_input: str) -> bytes:
         return self.body.replace(CSRF_PLACEHOLDER, token_input).encode()
+
+
+@dataclass(frozen=True)
+class RowsMessage:
+    """A player's home rows of the characters a change covered (`Change.rows`), by character
+    id: those without a row on a home are left out."""
+
+    log_id: int
+    html: dict[int, str]
+
+    @cached_property
+    def sse(self) -> bytes:
+        data = json.dumps({"log_id": self.log_id, "rows": self.html}, separators=(",", ":"))
+        return f"event: rows\ndata: {data}\n\n".encode()
 
 
 @dataclass(frozen=True)
@@ -325,6 +370,7 @@ class Seen:
     owners: dict  # the characters they may know changed -> their owner's id (None for a GM)
     campaign: bool  # whether they may know the campaign itself changed
     sealed: tuple = ()  # the batch's sealed rolls they are told of: (entry id, commitment)
+    proposals: bool | None = None  # whether a step of a proposal is among them (None: not read)
 
 
 def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen | None]:
@@ -378,7 +424,8 @@ def _event_views(event: live.Event, user_ids: frozenset[int]) -> dict[int, Seen 
             # _seats_moved): the viewer's own characters among the event's are theirs.
             owners.update((pk, o) for pk, o in event_owners().items() if o == user_id)
         sealed = tuple((e.id, e.commitment) for e in seen if is_sealed(e))
-        views[user_id] = Seen(membership, owners, of_campaign, sealed)
+        steps = any(e.field == PROPOSAL_FIELD for e in seen)
+        views[user_id] = Seen(membership, owners, of_campaign, sealed, steps)
     return views
 
 
@@ -391,12 +438,19 @@ def _change(event: live.Event, seen: Seen, shown: Shown) -> Change:
         for pk, owner_id in seen.owners.items()
         if pk in shown.cards and can_see_full_sheet(seen.membership, Character(owner_id=owner_id))
     )
+    # A player's home: the rows of the characters the event names (drawn once for all its
+    # viewers); any other (a batch too large to name them) refetches the lists.
+    rows = ()
+    if shown.rows and not seen.membership.is_gm:
+        rows = tuple(sorted(pk for pk in seen.owners if pk in event.character_ids))
     return Change(
         event.log_id,
         tuple(sorted(seen.owners)),
         tuple(sorted(cards)),
         seen.campaign,
         seen.sealed,
+        rows=rows,
+        proposals=seen.proposals,
     )
 
 
@@ -425,6 +479,41 @@ def _cards_message(membership: Membership, change: Change, shown: Shown) -> Card
             for character in rows
         }
     return CardsMessage(change.log_id, html)
+
+
+def _home_rows(event: live.Event, language: str, script_prefix: str) -> dict:
+    """The rows of the event's characters on a player's home, drawn once for every home of
+    this process: character id -> (owner id, the row of its owner's list or None, the row
+    any other player sees in the party or None: NPCs are not shown there)."""
+    campaign = Campaign.objects.get(pk=event.campaign_id)
+    rows = characters_for_cards(campaign).filter(pk__in=event.character_ids)
+    set_script_prefix(script_prefix)  # the rows' links, as the page has them
+    found = {}
+    with translation.override(language):
+        for row in rows:
+            own = party = None
+            if row.owner_id is not None:
+                context = {"campaign": campaign, "character": row}
+                own = render_to_string("play/player_home.html#own-row", context)
+            if row.kind == "pc":
+                context = {"member": party_member(row, campaign)}
+                party = render_to_string("play/player_home.html#party-row", context)
+            found[row.pk] = (row.owner_id, own, party)
+    return found
+
+
+def _rows_for(change: Change, user_id: int, drawn: dict) -> RowsMessage:
+    """This player's rows among those drawn: their own characters' from their list, the
+    others' from the party."""
+    html = {}
+    for pk in change.rows:
+        if pk not in drawn:
+            continue  # gone: the page finds no row, and refetches its lists
+        owner_id, own, party = drawn[pk]
+        row = own if owner_id == user_id else party
+        if row is not None:
+            html[pk] = row.strip()
+    return RowsMessage(change.log_id, html)
 
 
 def _log_check(event: live.Event) -> tuple[str, str] | None:
@@ -519,6 +608,13 @@ async def visible_change(event: live.Event, user_id: int, shown: Shown):
             log_seal = None  # the pages ask, as they did before
         change = replace(change, log_seal=log_seal)
     return change, seen.membership
+
+
+async def rows_message(event: live.Event, user_id: int, shown: Shown, change) -> RowsMessage:
+    await asyncio.sleep(0)  # as for the cards: every stream announces the change first
+    key = (event.campaign_id, event.log_id, shown.language, shown.script_prefix, "rows")
+    drawn = await _once(key, _home_rows, event, shown.language, shown.script_prefix)
+    return _rows_for(change, user_id, drawn)
 
 
 async def cards_message(event: live.Event, user_id: int, shown: Shown, change, membership):
@@ -787,6 +883,15 @@ async def change_stream(
                     yield watch.ended.sse
                     return
                 yield message.sse(token_input)
+            if change.rows:
+                try:
+                    rows = await rows_message(item, user_id, shown, change)
+                except (OperationalError, InterfaceError):
+                    continue  # no rows: the page refetches its lists when they do not come
+                if watch.ended is not None:  # logged out while the rows were drawn
+                    yield watch.ended.sse
+                    return
+                yield rows.sse
     finally:
         streams.remove(watch)
         _watch(campaign_id, user_id, -1)
@@ -818,6 +923,7 @@ def _shown(request) -> Shown:
         language=get_language(),
         script_prefix=get_script_prefix(),
         view=shown_view(request.GET.get("view")),
+        rows=request.GET.get("rows") == "1",
     )
 
 

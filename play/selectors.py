@@ -468,35 +468,38 @@ def party_for(membership, rows) -> list[PartyMember]:
 
     `rows` come from `characters_for_cards`, so this costs no query.
     """
+    return [
+        party_member(row, membership.campaign)
+        for row in rows
+        if row.kind == "pc" and row.owner_id != membership.user_id
+    ]
+
+
+def party_member(row, campaign) -> PartyMember:
+    """A player character as any player but its owner sees it in the party: the same for
+    them all (the campaign's `party_visibility` alone decides), so the live stream draws it
+    once per change for every such player (live/stream.py)."""
     from campaign.models import PartyVisibility
 
+    shown = campaign.party_visibility
+    if shown == PartyVisibility.NOTHING:
+        return PartyMember(row)
     lang = 1 if get_language() == "en" else 0
-    shown = membership.campaign.party_visibility
-    party = []
-    for row in rows:
-        if row.kind != "pc" or row.owner_id == membership.user_id:
-            continue
-        if shown == PartyVisibility.NOTHING:
-            party.append(PartyMember(row))
-            continue
-        state = character_state(row, membership.campaign.stats)
-        bars = shown == PartyVisibility.BARS
-        down, vital = down_state(state, asked=survie_asked(getattr(row, PREFETCHED, ())), lang=lang)
-        if down == "pv" and not bars:
-            # Without the bars the party does not see the PV: only the vital state.
-            down, vital = "", engine_text.vital_text(state.vital, state.gender)[lang]
-        party.append(
-            PartyMember(
-                row,
-                vital=vital,
-                conditions=tuple(
-                    engine_text.condition_name(c.kind, state.gender)[lang] for c in state.conditions
-                ),
-                bars=bars,
-                down=down,
-            )
-        )
-    return party
+    state = character_state(row, campaign.stats)
+    bars = shown == PartyVisibility.BARS
+    down, vital = down_state(state, asked=survie_asked(getattr(row, PREFETCHED, ())), lang=lang)
+    if down == "pv" and not bars:
+        # Without the bars the party does not see the PV: only the vital state.
+        down, vital = "", engine_text.vital_text(state.vital, state.gender)[lang]
+    return PartyMember(
+        row,
+        vital=vital,
+        conditions=tuple(
+            engine_text.condition_name(c.kind, state.gender)[lang] for c in state.conditions
+        ),
+        bars=bars,
+        down=down,
+    )
 
 
 def latest_entries(membership, *, limit: int = 20):

@@ -33,9 +33,17 @@
     if (again) refetch();
   }
 
+  // The feed shows entries about its character only, and a change that brings one the viewer
+  // may see names that character (live/stream.py, journal.visibility): any other change
+  // leaves the feed as it is, and is not worth a request from every open sheet.
+  function about(data) {
+    var el = feed();
+    var id = parseInt((el && el.getAttribute("data-character")) || "", 10);
+    return isNaN(id) || (data.characters || []).indexOf(id) >= 0;
+  }
   document.addEventListener("live:change", function (evt) {
     var data = evt.detail || {};
-    if (!(newest(feed()) >= data.log_id)) refetch();
+    if (!(newest(feed()) >= data.log_id) && about(data)) refetch();
   });
   // Back online: whatever was announced while the feed could not be fetched.
   window.addEventListener("online", refetch);

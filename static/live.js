@@ -122,24 +122,84 @@
   function changed(data) {
     var announced = data.cards || [];
     if (document.getElementById("own-characters")) {
-      if ((data.characters || []).length) refresh(data.characters[0]); // once for them all
+      homeChanged(data);
       return;
     }
     (data.characters || []).forEach(function (id) {
       if (announced.indexOf(id) < 0 || !document.getElementById("character-" + id)) {
         refresh(id);
-        ownProposals(id);
+        ownProposals(id, data);
         return;
       }
       window.clearTimeout(coming[id]);
       coming[id] = window.setTimeout(function () { delete coming[id]; refresh(id); }, CARD_WAIT_MS);
       refetchPart("party-" + id);
-      ownProposals(id);
+      ownProposals(id, data);
     });
   }
 
-  // The owner's list of their proposals, on their sheet: the GM's decision shows at once.
-  function ownProposals(id) {
+  // A player's home: the stream brings the rows of the characters it covers (`rows`, in a
+  // message of its own just after the change); a change it does not cover (caught up on,
+  // polled, too large) redraws both lists, once for them all.
+  var homeRows = {}; // log id -> {ids, timer}: the rows announced, until their message comes
+  function homeChanged(data) {
+    var characters = data.characters || [], rows = data.rows || [];
+    if (!characters.length) return;
+    if (characters.some(function (id) { return rows.indexOf(id) < 0; })) {
+      refresh(characters[0]);
+      return;
+    }
+    var timer = window.setTimeout(function () {
+      delete homeRows[data.log_id];
+      refresh(characters[0]); // the rows are late: the lists, as without them
+    }, CARD_WAIT_MS);
+    homeRows[data.log_id] = { ids: rows, timer: timer };
+  }
+  // Each row replaces the page's own, unless older (a slower refetch already brought a newer
+  // one); a row that is not the page's (the GM gave or took the character: it moves between
+  // the lists) or is no longer drawn redraws both lists.
+  function rowsCame(message) {
+    var waiting = homeRows[message.log_id];
+    if (!waiting) return;
+    window.clearTimeout(waiting.timer);
+    delete homeRows[message.log_id];
+    var again = false;
+    waiting.ids.forEach(function (id) {
+      var html = message.rows[String(id)] || "";
+      var current = document.getElementById("own-" + id) || document.getElementById("party-" + id);
+      var tpl = document.createElement("template");
+      tpl.innerHTML = html;
+      var incoming = tpl.content.firstElementChild;
+      if (!current && !incoming) return; // on no home: an NPC
+      if (!current || !incoming || current.id !== incoming.id) { again = true; return; }
+      if (older(incoming, current)) return;
+      pending[id] = true;
+      htmx.swap(current, html, { swapStyle: "outerHTML" });
+    });
+    if (again) refetchPart("own-characters");
+  }
+
+  // The lists redrawn (above) were drawn when asked: a row pushed since, of a later version,
+  // stays (versions never go back), whatever the order the answers came in.
+  document.body.addEventListener("htmx:beforeSwap", function (evt) {
+    var target = evt.detail.target;
+    if (!target || target.id !== "own-characters" || !evt.detail.serverResponse) return;
+    var tpl = document.createElement("template");
+    tpl.innerHTML = evt.detail.serverResponse;
+    var kept = false;
+    tpl.content.querySelectorAll("[id^='own-'], [id^='party-']").forEach(function (row) {
+      var current = /^(?:own|party)-\d+$/.test(row.id) && document.getElementById(row.id);
+      if (!current || !older(row, current)) return;
+      row.replaceWith(current.cloneNode(true));
+      kept = true;
+    });
+    if (kept) evt.detail.serverResponse = tpl.innerHTML;
+  });
+
+  // The owner's list of their proposals, on their sheet: the GM's decision shows at once. The
+  // stream says when the change has no step of a proposal (`proposals: false`): nothing to redraw.
+  function ownProposals(id, data) {
+    if (data.proposals === false) return;
     refetchPart("proposals-" + id);
   }
 
@@ -303,7 +363,7 @@
     var el = evt.detail.elt;
     if (!el || !el.id) return;
     restoreTyping(el);
-    var match = /^(?:character|party)-(\d+)$/.exec(el.id);
+    var match = /^(?:character|party|own)-(\d+)$/.exec(el.id);
     if (!match || !pending[match[1]]) return;
     delete pending[match[1]];
     el.classList.add("live-changed");
@@ -409,9 +469,11 @@
     var cards = shownCards();
     if (cards) query.push("cards=" + cards);
     if (view) query.push("view=" + encodeURIComponent(view));
+    if (document.getElementById("own-characters")) query.push("rows=1"); // a player's home
     if (lastId) query.push("after=" + encodeURIComponent(lastId));
     source = createEventSource(url + (query.length ? "?" + query.join("&") : ""));
     source.addEventListener("end", function (evt) { end(JSON.parse(evt.data).reason); });
+    source.addEventListener("rows", function (evt) { rowsCame(JSON.parse(evt.data)); });
     return source;
   };
 

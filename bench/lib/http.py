@@ -142,8 +142,8 @@ async def open_event_stream(port: int, path: str, cookie: str):
     return reader, writer, read_chunks(reader, chunked)
 
 
-async def post_form(port: int, path: str, cookie: str, csrf: str, body: bytes):
-    """One htmx form POST on a new connection: (status, body)."""
+async def post_form(port: int, path: str, cookie: str, csrf: str, body: bytes, extra: str = ""):
+    """One htmx form POST on a new connection: (status, body). `extra`: more header lines."""
     import asyncio
 
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -155,7 +155,7 @@ async def post_form(port: int, path: str, cookie: str, csrf: str, body: bytes):
                 port,
                 cookie,
                 f"X-CSRFToken: {csrf}\r\nHX-Request: true\r\n"
-                "Content-Type: application/x-www-form-urlencoded\r\n",
+                "Content-Type: application/x-www-form-urlencoded\r\n" + extra,
                 body,
             )
         )

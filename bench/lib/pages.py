@@ -8,13 +8,16 @@ page once, notes which of those parts it has (their ids), opens the stream with 
 live.js builds, and on each `change` makes the requests live.js would make for that page:
 
 - the GM's dashboard: the pushed cards (a card not pushed refetches its own partial), the log
-  (#roll-log) when the event is newer than it, the clock bar and the fight (#party-bar,
+  (#roll-log) when the event is newer than it (the answer to the GM's action brings the log:
+  `answered`, bench/tables.py), the clock bar and the fight (#party-bar,
   #fight) when the campaign itself changed;
-- a player's sheet: its pushed card, the feed (feed.js) when the event is newer than it, the
-  fight strip when the campaign changed, the owner's proposals (#proposals-<id>) when their
-  character changed;
-- a player's home (the party's rows): #own-characters and #party-members, each the whole page
-  again, on every change; the fight strip when the campaign changed;
+- a player's sheet: its pushed card, the feed (feed.js) when the event names its character
+  and is newer than it, the fight strip when the campaign changed, the owner's proposals
+  (#proposals-<id>) when their character changed, unless the change says it holds no step of
+  a proposal (`proposals: false`);
+- a player's home (the party's rows): the rows the stream pushes (`rows`, asked with `rows=1`
+  by the served live.js), or its two lists (#own-characters, answered with #party-members)
+  when a change is not covered by them; the fight strip when the campaign changed;
 - every page: the seal check (`data-seal`) 600 ms after a change, one at a time, unless the
   change brought it (`log_seal`, from the seal the page kept).
 
@@ -100,6 +103,7 @@ class Page:
         self.log_shown = int(attribute(page, "roll-log", "data-log-id") or 0)
         self.feed_url = attribute(page, "feed", "data-url")
         self.feed_newest = int(attribute(page, "feed", "data-log-id") or 0)
+        self.feed_character = int(attribute(page, "feed", "data-character") or 0) or None
         self.seal_url = attribute(page, "live", "data-seal")
         query = []
         if self.cards:
@@ -114,10 +118,14 @@ class Page:
             raise RuntimeError(f"{self.path}: the page has no stream")
         self.stream_path = stream + ("?" + "&".join(query) if query else "")
         self.home_lists = await self.home_lists_of(page)
+        if "own-characters" in self.ids and self.pushes_rows:
+            query.insert(0, "rows=1")
+            self.stream_path = stream + "?" + "&".join(query)
         if self.seal_url:
             await self.check_seal()  # live.js checks once on load
 
-    _scripts: dict[str, list[str]] = {}
+    _scripts: dict[str, tuple[list[str], bool]] = {}
+    pushes_rows = False
 
     async def home_lists_of(self, page: str) -> list[str]:
         """The parts a player's home refetches on a change, as the served static/live.js
@@ -129,8 +137,10 @@ class Page:
         if url not in Page._scripts:
             _, script = await get(self.port, url, self.cookie, {})
             both = b'refetchPart("party-members")' in script
-            Page._scripts[url] = ["own-characters", "party-members"] if both else ["own-characters"]
-        return Page._scripts[url]
+            lists = ["own-characters", "party-members"] if both else ["own-characters"]
+            Page._scripts[url] = (lists, b'"rows=1"' in script)
+        lists, self.pushes_rows = Page._scripts[url]
+        return lists
 
     def headers(self, target: str | None = None, trigger: str | None = None) -> dict:
         found = {
@@ -156,6 +166,12 @@ class Page:
             self.errors.append(f"GET {what} {path}: HTTP {status}")
         return body
 
+    def answered(self, html: str) -> None:
+        """The answer to an action posted from this page, swapped in: the log it brings."""
+        shown = attribute(html, "roll-log", "data-log-id")
+        if shown:
+            self.log_shown = max(self.log_shown, int(shown))
+
     # --- The stream -------------------------------------------------------------------------
     async def connect(self) -> None:
         await self.load()
@@ -174,7 +190,7 @@ class Page:
                         log_id = int(event["id"])
                         self.received.setdefault(log_id, now)
                         self.changed(log_id, json.loads(event["data"]))
-                    elif event["event"] == "cards":
+                    elif event["event"] in ("cards", "rows"):
                         self.cards_came(now)
                     elif event["event"] == "end":
                         self.errors.append(f"stream ended: {event['data']}")
@@ -209,8 +225,9 @@ class Page:
         started = time.perf_counter()
         characters, announced = data.get("characters", []), data.get("cards", [])
         gets: list = []
+        rows = data.get("rows", [])
         if "own-characters" in self.ids:
-            if characters:
+            if any(pk not in rows for pk in characters):
                 gets += self.refresh(characters[0])
         else:
             for pk in characters:
@@ -218,7 +235,8 @@ class Page:
                     gets += self.refresh(pk)
                 else:
                     gets += self.part(f"party-{pk}")
-                gets += self.part(f"proposals-{pk}")
+                if data.get("proposals") is not False:  # a step of a proposal, or not said
+                    gets += self.part(f"proposals-{pk}")
         if data.get("campaign"):
             gets += self.part("party-bar") + self.part("fight") + self.part("fight-strip")
         if data.get("sealed"):
@@ -226,7 +244,8 @@ class Page:
         if "roll-log" in self.ids and not self.log_shown >= log_id:
             self.log_shown = log_id
             gets += self.part("roll-log")
-        if self.feed_url and not self.feed_newest >= log_id:
+        about = self.feed_character is None or self.feed_character in characters
+        if self.feed_url and not self.feed_newest >= log_id and about:
             gets.append(self.refetch_feed(log_id))
         told = data.get("log_seal")
         if told and self.seal_timer is None and told.get("from") == self.seal:
@@ -234,6 +253,9 @@ class Page:
         elif self.seal_url and self.seal_timer is None:
             self.seal_timer = self.spawn(self.seal_soon())
         waits_cards = bool(announced) and any(f"character-{pk}" in self.ids for pk in announced)
+        # A home waits for the rows the change announced (a row that moved lists would
+        # refetch them: the bench's GM gives no character).
+        waits_cards = waits_cards or ("own-characters" in self.ids and bool(rows))
         self.spawn(self.settle(log_id, started, gets, waits_cards))
 
     async def settle(self, log_id: int, started: float, gets: list, waits_cards: bool) -> None:

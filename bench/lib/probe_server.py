@@ -136,7 +136,7 @@ def install() -> None:
         if hasattr(stream, name):
             wrap(stream, name, "self", area=area)
     # Extra pushes a checkout may have (the party's rows): counted as renders.
-    for name in ("_rows_message", "_parts_message"):
+    for name in ("_home_rows", "_rows_message", "_parts_message"):
         if hasattr(stream, name):
             wrap(stream, name, "self", area="fanout: renders")
 

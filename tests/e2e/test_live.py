@@ -12,7 +12,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.pages import LAPTOP, log_in, minus
+from tests.e2e.pages import LAPTOP, PHONE, log_in, minus
 
 pytestmark = [pytest.mark.e2e]
 
@@ -170,3 +170,101 @@ def _stream_failure_logged_by_htmx(error: str) -> bool:
     """htmx logs its error events; the SSE extension's htmx:sseError carries the EventSource's
     error event as its `error`, which the console shows as "[object Event]"."""
     return error.startswith("[object Event] (") and "/static/django_htmx/htmx-2" in error
+
+
+def _version(db_url: str, character_id: int) -> str:
+    import psycopg
+
+    with psycopg.connect(db_url.replace("postgres://", "postgresql://", 1)) as conn:
+        return str(
+            conn.execute(
+                "SELECT version FROM characters_character WHERE id = %s", [character_id]
+            ).fetchone()[0]
+        )
+
+
+def test_players_homes_get_the_changed_rows_from_the_stream_without_asking(
+    browser, two_processes, console_errors, artifacts
+):
+    """Two players' homes (« Groupe ») on 390x844 phones, on the other process: the GM's
+    damage to Aveline reaches her owner's own list and the other player's party rows as the
+    pushed rows (live/stream.py, `rows`), highlighted, with no request for the page again."""
+    world = two_processes
+    gm_url, player_url = world.urls
+    cid, pk = world.campaign_id, world.character_id
+    homes = {}
+    asked = []
+    import psycopg
+
+    # Under « PV et Flux » the other player is told of every blow (journal/visibility.py).
+    with psycopg.connect(world.db.replace("postgres://", "postgresql://", 1)) as conn:
+        conn.execute("UPDATE campaign_campaign SET party_visibility = 'bars' WHERE id = %s", [cid])
+    for username in ("alice", "bruno"):
+        context = browser.new_context(viewport=PHONE, locale="fr-FR", is_mobile=True)
+        page = console_errors(context.new_page())
+        log_in(page, player_url, username, "demo")
+        page.on("request", lambda r: asked.append(r.url) if r.headers.get("hx-request") else 0)
+        page.goto(f"{player_url}/c/{cid}/")
+        page.evaluate("window.__no_reload = 'still here'")
+        expect(page.locator("#live")).to_have_attribute("data-connected", "stream")
+        homes[username] = (context, page)
+    gm_context, dashboard = _login(browser, gm_url, "mj", console_errors)
+    dashboard.goto(f"{gm_url}/c/{cid}/")
+    gm_card = dashboard.locator(f"#character-{pk}")
+    for amount in ("5", "4"):  # Aveline has 2 PA: each takes PV
+        before = _version(world.db, pk)
+        gm_card.locator("input[name=amount]").fill(amount)
+        gm_card.get_by_role("button", name="Dégâts", exact=True).click()
+        deadline = time.monotonic() + 10
+        while _version(world.db, pk) == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        version = _version(world.db, pk)
+        assert version != before
+        own = homes["alice"][1].locator(f"#own-{pk}")
+        row = homes["bruno"][1].locator(f"#party-{pk}")
+        expect(own).to_have_attribute("data-version", version)
+        expect(row).to_have_attribute("data-version", version)
+        expect(row.get_by_test_id("pv")).to_have_text(_vitals(world.db, pk)[0])
+        expect(homes["bruno"][1].locator("#live-announcer")).to_contain_text("Aveline")
+        expect(gm_card.locator("[data-testid=pv]")).to_have_text(_vitals(world.db, pk)[0])
+    # The rows came with the stream: neither home asked for its lists again.
+    assert asked == []
+    homes["bruno"][1].screenshot(path=artifacts / "live-home-pushed-row.png", full_page=True)
+    # The GM gives Corentin to Bruno: the row pushed is one of his own list now, which his
+    # page shows in the party: it redraws both lists (once), and Alice's keeps it in the party.
+    with psycopg.connect(world.db.replace("postgres://", "postgresql://", 1)) as conn:
+        corentin, bruno = conn.execute(
+            "SELECT c.id, u.id FROM characters_character c, auth_user u "
+            "WHERE c.name = 'Corentin' AND c.campaign_id = %s AND u.username = 'bruno'",
+            [cid],
+        ).fetchone()
+    dashboard.goto(f"{gm_url}/c/{cid}/characters/{corentin}/edit/")
+    dashboard.select_option("#id_owner", str(bruno))
+    dashboard.get_by_role("button", name="Enregistrer", exact=True).click()
+    dashboard.wait_for_load_state()
+    bruno_home = homes["bruno"][1]
+    expect(bruno_home.locator(f"#own-{corentin}")).to_contain_text("Corentin")
+    expect(bruno_home.locator(f"#party-{corentin}")).to_have_count(0)
+    expect(homes["alice"][1].locator(f"#party-{corentin}")).to_contain_text("bruno")
+    assert len(asked) == 1 and asked[0].endswith(f"/c/{cid}/")  # Bruno's lists, once
+    # A row pushed after the lists were drawn stays when their answer comes late: here a row
+    # of a version still to come, then the lists asked for again.
+    alice_home = homes["alice"][1]
+    alice_home.evaluate(f"document.getElementById('own-{pk}').setAttribute('data-version', '9999')")
+    alice_home.evaluate("document.getElementById('own-characters').dataset.before = 'swap'")
+    alice_home.evaluate(
+        "htmx.ajax('GET', location.pathname, "
+        "{target: '#own-characters', select: '#own-characters', swap: 'outerHTML'})"
+    )
+    expect(alice_home.locator(f"#party-{corentin}")).to_contain_text("bruno")
+    expect(alice_home.locator("#own-characters")).to_contain_text("Aveline")
+    expect(alice_home.locator("#own-characters[data-before]")).to_have_count(0)  # swapped
+    expect(alice_home.locator(f"#own-{pk}")).to_have_attribute("data-version", "9999")
+    for _, page in homes.values():
+        assert page.evaluate("window.__no_reload") == "still here"
+        assert page.evaluate("window.__htmx_errors || []") == []
+    expect(dashboard.locator(".htmx-request")).to_have_count(0)
+    assert console_errors.errors == []
+    gm_context.close()
+    for context, _ in homes.values():
+        context.close()

@@ -122,10 +122,12 @@ def test_a_change_of_the_campaign_itself_is_announced_as_such(world):
         for reader in (gm, player):
             event = await reader.event()
             assert event["id"] == scene.entries[-1].pk
+            # Naming no character, the batch is read for the GM too: no step of a proposal.
             assert without_seal(event)["data"] == {
                 "characters": [],
                 "log_id": event["id"],
                 "campaign": True,
+                "proposals": False,
             }
         secret = await sync_to_async(run)(
             world.campaign, world.gm, "clock", {"minutes": "10"}, visibility="gm"
@@ -236,7 +238,11 @@ def test_a_players_stream_never_names_a_character_they_may_not_see(world):
             {
                 "id": own.entries[-1].pk,
                 "event": "change",
-                "data": {"characters": [pc.pk], "log_id": own.entries[-1].pk},
+                "data": {
+                    "characters": [pc.pk],
+                    "log_id": own.entries[-1].pk,
+                    "proposals": False,
+                },
             }
         ]
         await player.silence()
@@ -491,8 +497,16 @@ def test_a_players_stream_brings_only_their_own_cards_as_they_see_them(world, pl
 
     play(scenario)
     other, npc, own, cards = messages
-    assert without_seal(other)["data"] == {"characters": [world.other_pc.pk], "log_id": other["id"]}
-    assert without_seal(npc)["data"] == {"characters": [world.npc.pk], "log_id": npc["id"]}
+    assert without_seal(other)["data"] == {
+        "characters": [world.other_pc.pk],
+        "log_id": other["id"],
+        "proposals": False,
+    }
+    assert without_seal(npc)["data"] == {
+        "characters": [world.npc.pk],
+        "log_id": npc["id"],
+        "proposals": False,
+    }
     assert own["data"]["cards"] == [world.pc.pk]
     assert list(cards["data"]) == [world.pc.pk]
     card = cards["data"][world.pc.pk]
