@@ -128,6 +128,11 @@ def _refused(request, membership, message: str):
     return _player_page(request, membership, context)
 
 
+def _form_refused(request, membership, form):
+    """A fight form that does not validate: its errors, in the fight's result slot (400)."""
+    return _refused(request, membership, " ".join(e for f in form.errors.values() for e in f))
+
+
 def _dashboard_page(request, membership, context):
     context["log_entries"] = selectors.latest_entries(membership)
     context |= dashboard_characters(context["campaign"])
@@ -164,8 +169,7 @@ def fight_start(request, campaign_id):
     rows = list(selectors.characters_for_cards(membership.campaign))
     form = FightStartForm(request.POST, candidates=selectors.fight_candidates(rows))
     if not form.is_valid():
-        errors = [e for field in form.errors.values() for e in field]
-        return _refused(request, membership, " ".join(errors))
+        return _form_refused(request, membership, form)
     return _attempt(
         request,
         membership,
@@ -311,8 +315,7 @@ def fight_join(request, campaign_id):
     rows = list(selectors.characters_for_cards(membership.campaign))
     form = FightJoinForm(request.POST, candidates=selectors.fight_candidates(rows))
     if not form.is_valid():
-        errors = [e for field in form.errors.values() for e in field]
-        return _refused(request, membership, " ".join(errors))
+        return _form_refused(request, membership, form)
     return _attempt(
         request,
         membership,
