@@ -62,6 +62,20 @@ def _refused_link(request):
     return render(request, "play/screen_gone.html", status=404)
 
 
+def _copies_added(request, name: str, result) -> None:
+    """« Garde : 3 copies ajoutées à la table. », counted from the creations logged."""
+    created = len([e for e in result.entries if e.field == "character"])
+    messages.success(
+        request,
+        ngettext(
+            "%(name)s: %(n)s copy added to the table.",
+            "%(name)s: %(n)s copies added to the table.",
+            created,
+        )
+        % {"name": name, "n": created},
+    )
+
+
 @never_cache
 @login_required
 @require_GET
@@ -147,16 +161,7 @@ def character_duplicate_view(request, campaign_id, character_id):
                     else " ".join(failure.messages)
                 )
             else:
-                created = len([e for e in result.entries if e.field == "character"])
-                messages.success(
-                    request,
-                    ngettext(
-                        "%(name)s: %(n)s copy added to the table.",
-                        "%(name)s: %(n)s copies added to the table.",
-                        created,
-                    )
-                    % {"name": character.name, "n": created},
-                )
+                _copies_added(request, character.name, result)
                 if request.htmx:
                     return HttpResponseClientRedirect(reverse("campaign", args=[campaign_id]))
                 return redirect("campaign", campaign_id)
@@ -315,16 +320,7 @@ def npc_template_spawn_view(request, campaign_id, template_id):
     except ValidationError as failure:
         error = " ".join(failure.messages)
     else:
-        created = len([e for e in result.entries if e.field == "character"])
-        messages.success(
-            request,
-            ngettext(
-                "%(name)s: %(n)s copy added to the table.",
-                "%(name)s: %(n)s copies added to the table.",
-                created,
-            )
-            % {"name": template.name, "n": created},
-        )
+        _copies_added(request, template.name, result)
         return redirect("campaign", campaign_id)
     return _templates_page(
         request, membership, error_for=template.pk, error=error, count=count, status=400

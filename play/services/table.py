@@ -167,6 +167,15 @@ def template_name(name: str) -> str:
     return (match["base"] if match else name).strip() or name
 
 
+def _block_fr(block) -> str:
+    """A stat block's maxima as the log says them: « PV max 12, Flux max 4, PA 0 »."""
+    return f"PV max {block.pv_max}, Flux max {block.flux_max}, PA {block.pa}"
+
+
+def _block_en(block) -> str:
+    return f"max PV {block.pv_max}, max Flux {block.flux_max}, PA {block.pa}"
+
+
 def npc_template_save(*, character_id: int, actor) -> NpcTemplate:
     """« Enregistrer comme modèle »: the character's stat block (`BLOCK`) saved for its
     campaign under its name without a number; saved again, the block is replaced. Logged
@@ -187,10 +196,8 @@ def npc_template_save(*, character_id: int, actor) -> NpcTemplate:
             "npc_template",
             NPC_TEMPLATE_FIELD,
             name,
-            f"Modèle de PNJ {verb_fr} : {name} (d’après {source.name} ; PV max "
-            f"{source.pv_max}, Flux max {source.flux_max}, PA {source.pa})",
-            f"NPC template {verb_en}: {name} (from {source.name}; max PV {source.pv_max}, "
-            f"max Flux {source.flux_max}, PA {source.pa})",
+            f"Modèle de PNJ {verb_fr} : {name} (d’après {source.name} ; {_block_fr(source)})",
+            f"NPC template {verb_en}: {name} (from {source.name}; {_block_en(source)})",
         )
         return template
 
@@ -219,10 +226,8 @@ def npc_template_create(*, campaign_id: int, actor, name: str, block: dict) -> N
             "npc_template",
             NPC_TEMPLATE_FIELD,
             name,
-            f"Modèle de PNJ créé : {name} (PV max {template.pv_max}, Flux max "
-            f"{template.flux_max}, PA {template.pa})",
-            f"NPC template created: {name} (max PV {template.pv_max}, max Flux "
-            f"{template.flux_max}, PA {template.pa})",
+            f"Modèle de PNJ créé : {name} ({_block_fr(template)})",
+            f"NPC template created: {name} ({_block_en(template)})",
         )
         return template
 
