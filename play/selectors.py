@@ -80,6 +80,10 @@ class ActionChoices:
         ]
 
 
+# The dashboard's order of characters: PCs before NPCs, then by name.
+DASHBOARD_ORDER = ("kind", "name", "pk")
+
+
 def action_choices(state: engine.CharacterState, *, now, lang: int) -> ActionChoices:
     """The card's actions for `state` at game time `now`, in ACTIONS' order; `lang` 0 is
     French, 1 English. Every action of ACTIONS is an engine operation of the same name."""
@@ -249,7 +253,7 @@ def fight_section(campaign: Campaign, rows=None) -> FightSection:
     if rows is None:
         rows = (
             Character.objects.filter(campaign=campaign)
-            .order_by("kind", "name", "pk")
+            .order_by(*DASHBOARD_ORDER)
             .only("pk", "name", "kind", "vital", "in_play")
         )
     # Who may start the fight, or join the running one (R33: reinforcements).
@@ -319,7 +323,17 @@ def characters_for_cards(campaign: Campaign):
         .select_related("owner", "illness")
         .prefetch_related("conditions", "sequels", card_requests_prefetch())
         .annotate(pending_proposals=PENDING_PROPOSALS)
-        .order_by("kind", "name", "pk")
+        .order_by(*DASHBOARD_ORDER)
+    )
+
+
+def in_dashboard_order(character_ids) -> list[int]:
+    """The given characters' ids in the order the dashboard shows them (a group action's
+    results follow the cards)."""
+    return list(
+        Character.objects.filter(pk__in=character_ids)
+        .order_by(*DASHBOARD_ORDER)
+        .values_list("pk", flat=True)
     )
 
 

@@ -259,12 +259,7 @@ def _after_group_action(request, membership, result):
         return redirect("campaign", membership.campaign_id)
     # Each character's outcome in the dashboard's order (selectors.characters_for_cards).
     played = [int(c.key) for c in result.outcome.state.characters]
-    keys = [
-        str(pk)
-        for pk in Character.objects.filter(pk__in=played)
-        .order_by("kind", "name", "pk")
-        .values_list("pk", flat=True)
-    ]
+    keys = [str(pk) for pk in selectors.in_dashboard_order(played)]
     context = action_fragments(
         request,
         membership,
