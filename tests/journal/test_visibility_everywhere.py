@@ -4,6 +4,7 @@ its three exports; the GM's have it. One function decides it (campaign/visibilit
 import pytest
 
 from campaign.models import PartyVisibility
+from play import services
 from tests.helpers import FORMATS, everything
 from tests.play.steps import run
 
@@ -69,3 +70,24 @@ def test_under_bars_the_party_sees_the_numbers(player_client, world):
     assert "13 / 18" in player_sees["home"]
     for place in ("history", *FORMATS):
         assert "18 → 13" in player_sees[place], place
+
+
+def test_r5_a_gm_only_group_test_is_nowhere_for_the_player_and_everywhere_for_the_gm(
+    gm_client, player_client, world
+):
+    # One test for several ticked characters at once (play/services/group.py), GM only: the
+    # same sealing as one character's, on the player's own character and another's.
+    services.group_action(
+        campaign_id=world.campaign.pk,
+        actor=world.gm,
+        character_ids=[world.pc.pk, world.other_pc.pk],
+        action="check",
+        visibility="gm",
+        arguments={"stat": "INS", "skill": "Secretissime", "difficulty": 10},
+    )
+    for character in (world.pc, world.other_pc):
+        for place, text in everything(player_client, world, character).items():
+            assert "Secretissime" not in text, (character.name, place)
+    gm_sees = everything(gm_client, world, world.pc)
+    for place in ("history", "recap", *FORMATS):
+        assert "Secretissime" in gm_sees[place], place
