@@ -5,6 +5,8 @@ import pytest
 
 from campaign.models import PartyVisibility
 from play import services
+from play.services import runner
+from rules import engine
 from tests.helpers import FORMATS, everything
 from tests.play.steps import run
 
@@ -73,10 +75,14 @@ def test_under_bars_the_party_sees_the_numbers(player_client, world):
 
 
 def test_r5_a_gm_only_group_test_is_nowhere_for_the_player_and_everywhere_for_the_gm(
-    gm_client, player_client, world
+    gm_client, player_client, world, monkeypatch
 ):
     # One test for several ticked characters at once (play/services/group.py), GM only: the
-    # same sealing as one character's, on the player's own character and another's.
+    # same sealing as one character's, on the player's own character and another's. Natural
+    # 20s, so the GM's recap lists both rolls among its notable ones (it lists only 1s and 20s).
+    monkeypatch.setattr(
+        runner, "dice_source", lambda typed: engine.ScriptedDice((20, 20), typed_in=False)
+    )
     services.group_action(
         campaign_id=world.campaign.pk,
         actor=world.gm,
