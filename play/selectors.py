@@ -315,16 +315,23 @@ class Card:
         return left_in_fight(self.fight, self.effective) if self.fight else (0, 0)
 
 
-def characters_for_cards(campaign: Campaign):
+def characters_for_cards(campaign: Campaign, *, prefetch: bool = True):
     """The campaign's characters as cards read them, each with `pending_proposals`: how many
-    of its player's proposals wait for the GM (the GM's card shows it)."""
-    return (
+    of its player's proposals wait for the GM (the GM's card shows it). `prefetch=False`:
+    without their conditions, sequels and requests, for a page that first looks for its cards
+    in the cache (`play.cards.preload` reads them for the cards it misses)."""
+    rows = (
         Character.objects.filter(campaign=campaign)
         .select_related("owner", "illness")
-        .prefetch_related("conditions", "sequels", card_requests_prefetch())
         .annotate(pending_proposals=PENDING_PROPOSALS)
         .order_by(*DASHBOARD_ORDER)
     )
+    return rows.prefetch_related(*card_prefetches()) if prefetch else rows
+
+
+def card_prefetches() -> tuple:
+    """What a card reads beside its character's row, in one query per kind for a page."""
+    return ("conditions", "sequels", card_requests_prefetch())
 
 
 def in_dashboard_order(character_ids) -> list[int]:

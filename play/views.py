@@ -19,7 +19,7 @@ from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
 from play import parts, player, selectors, services
 from play.actions import ACTIONS, GROUP_ACTIONS, PARTY_ACTIONS, CheckForm
-from play.cards import CARDS, shown_view
+from play.cards import CARDS, preload, shown_view
 from play.forms import CharacterForm
 from rules.engine import DiceScriptExhausted, RuleError
 from rules.engine import percent_text as engine_percent
@@ -485,7 +485,11 @@ def dashboard_response(request, membership, *, status=200, proposal_error=None):
     if target == parts.LOG:
         return render(request, "play/dashboard.html#log", context)
     key, value = DOWN_FIRST
-    context |= dashboard_characters(campaign, down_first=request.GET.get(key) == value)
+    context |= dashboard_characters(
+        campaign,
+        down_first=request.GET.get(key) == value,
+        cards_for=membership,
+    )
     context["view"] = membership.dashboard_view
     context["views"] = DashboardView.choices
     return render(request, "play/dashboard.html", context, status=status)
@@ -495,12 +499,24 @@ def dashboard_response(request, membership, *, status=200, proposal_error=None):
 DOWN_FIRST = ("down", "first")
 
 
-def dashboard_characters(campaign, *, down_first: bool = False) -> dict:
+def dashboard_characters(campaign, *, down_first: bool = False, cards_for=None) -> dict:
     """The dashboard's characters and its fight section, drawn from the same rows (one read);
-    `down_first`: those down first (`selectors.down_first`)."""
-    rows = list(selectors.characters_for_cards(campaign))
+    `down_first`: those down first (`selectors.down_first`). `cards_for`: the GM's membership
+    when the page draws the cards: they are looked up in the cache first, and only the rows
+    whose card must be drawn (and those whose state the page reads: the fight's, or all when
+    those down come first) get their conditions, sequels and requests read."""
+    rows = list(selectors.characters_for_cards(campaign, prefetch=cards_for is None))
     # Characters taken off the table (« Retirer de la table ») leave the dashboard, not the fight.
     characters = [row for row in rows if row.in_play]
+    if cards_for is not None:
+        fighting = {int(key) for key in campaign.fight["order"]} if campaign.fight else set()
+        preload(
+            characters,
+            campaign=campaign,
+            membership=cards_for,
+            view=cards_for.dashboard_view,
+            also=rows if down_first else [row for row in rows if row.pk in fighting],
+        )
     if down_first:
         characters = selectors.down_first(characters, campaign)
     return {

@@ -6,7 +6,6 @@ in play/selectors.py read and decide; tests/test_layers.py checks it)."""
 from datetime import timedelta
 
 from django import template
-from django.middleware.csrf import get_token
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.timesince import timesince
@@ -16,7 +15,7 @@ from journal.texts import game_time as game_time_text
 from journal.texts import in_language
 from play import parts
 from play.actions import GROUP_BUTTONS, PARTY_ACTIONS
-from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input
+from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, request_csrf_input
 from rules.engine.text import MINUS, on_moment, without_rule_ids
 
 register = template.Library()
@@ -84,7 +83,7 @@ def render_card(context, character, oob=False, view=CARDS):
     campaign, membership = context["campaign"], context["membership"]
     html = card_html(character, campaign=campaign, membership=membership, oob=oob, view=view)
     # Safe: the cached HTML is the template's own output, the token input is escaped.
-    return mark_safe(html.replace(CSRF_PLACEHOLDER, csrf_input(get_token(context["request"]))))
+    return mark_safe(html.replace(CSRF_PLACEHOLDER, request_csrf_input(context["request"])))
 
 
 @register.filter
