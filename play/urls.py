@@ -97,6 +97,11 @@ urlpatterns = [
         name="character_card",
     ),
     path(
+        "c/<int:campaign_id>/characters/<int:character_id>/menu/",
+        views.character_menu,
+        name="character_menu",
+    ),
+    path(
         "c/<int:campaign_id>/characters/<int:character_id>/probability/",
         views.check_probability,
         name="check_probability",

@@ -19,7 +19,7 @@ from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
 from play import parts, player, selectors, services
 from play.actions import ACTIONS, GROUP_ACTIONS, PARTY_ACTIONS, CheckForm
-from play.cards import CARDS, preload, shown_view
+from play.cards import CARDS, preload, request_csrf_input, shown_view
 from play.forms import CharacterForm
 from rules.engine import DiceScriptExhausted, RuleError
 from rules.engine import percent_text as engine_percent
@@ -298,6 +298,27 @@ def character_card(request, campaign_id, character_id):
             "membership": membership,
             "character": character,
             "view": view,
+        },
+    )
+
+
+@login_required
+@require_GET
+def character_menu(request, campaign_id, character_id):
+    """The GM's « Plus… » of a card or a compact row, drawn when it is opened (a card carries
+    only the actions at hand): edit, ask the player for a roll, NPCs in numbers and off the
+    table, and why some actions are missing."""
+    membership = get_gm_membership(request, campaign_id)
+    campaign = membership.campaign
+    character = get_object_or_404(selectors.characters_for_cards(campaign), pk=character_id)
+    return render(
+        request,
+        "play/_more_menu.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "card": selectors.card_for(character, campaign),
+            "csrf_input": request_csrf_input(request),
         },
     )
 

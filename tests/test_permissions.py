@@ -433,6 +433,8 @@ ROUTES = [
         ),
     ),
     Route("character_card", ("get",), _c("character_card", "pc"), OWNER),
+    # A card's « Plus… », drawn when the GM opens it.
+    Route("character_menu", ("get",), _c("character_menu", "npc"), GM_ONLY),
     # The sheet's live roll feed: what the sheet shows, as the sheet is refused.
     Route("character_feed", ("get",), _c("character_feed", "pc"), OWNER),
     Route(

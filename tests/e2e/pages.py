@@ -333,3 +333,12 @@ def confirm(page, answer: str = "Enter"):
     expect(dialog).to_be_visible()
     page.keyboard.press(answer)
     expect(dialog).to_be_hidden()
+
+
+def more_menu(card):
+    """Open a card's « Plus… » and wait for it to be drawn (play/views.py character_menu):
+    edit, duplicate, an NPC's template and « Retirer de la table », why actions are missing."""
+    card.locator("details.more-menu > summary").click()
+    menu = card.locator("details.more-menu .menu")
+    expect(menu.locator("a").first).to_be_visible()
+    return menu

@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 from campaign.models import Campaign
 from characters.models import Character
 from journal.models import AuditEntry
-from tests.e2e.pages import NO_RELOAD, Fight, open_gated_sheet, open_quiet_dashboard
+from tests.e2e.pages import NO_RELOAD, Fight, more_menu, open_gated_sheet, open_quiet_dashboard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -51,7 +51,7 @@ def test_r33_reinforcements_join_in_round_2_and_a_guard_flees(
 
     # « Dupliquer… » ×5 from the guard's card: Garde 1 … Garde 6, full PV.
     card = page.locator(f"#character-{npc.pk}")
-    card.locator("nav.more").get_by_role("link", name="Dupliquer…").click()
+    more_menu(card).get_by_role("link", name="Dupliquer…").click()
     panel = page.locator(f"#panel-{npc.pk}")
     panel.get_by_label("Nombre de copies").fill("5")
     panel.get_by_role("button", name="Dupliquer", exact=True).click()

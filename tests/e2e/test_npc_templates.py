@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from characters.models import Character
-from tests.e2e.pages import open_quiet_dashboard
+from tests.e2e.pages import more_menu, open_quiet_dashboard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -20,7 +20,7 @@ def test_a_guard_saved_as_a_template_is_spawned_in_numbers(
     Character.objects.filter(pk=npc.pk).update(name="Garde")
     context, page = open_quiet_dashboard(browser, live_server, console_errors, campaign)
     card = page.locator(f"#character-{npc.pk}")
-    card.locator("nav.more").get_by_role("button", name="Enregistrer comme modèle").click()
+    more_menu(card).get_by_role("button", name="Enregistrer comme modèle").click()
     expect(page.locator(".messages")).to_contain_text("Modèle « Garde » enregistré")
     templates = page.get_by_test_id("npc-template")
     expect(templates).to_have_count(1)

@@ -22,7 +22,14 @@ from playwright.sync_api import expect
 from campaign.models import Campaign, PartyVisibility
 from characters.models import Character
 from play.services.table import screen_link_create
-from tests.e2e.pages import NO_RELOAD, Gate, confirm, open_gated_sheet, open_quiet_dashboard
+from tests.e2e.pages import (
+    NO_RELOAD,
+    Gate,
+    confirm,
+    more_menu,
+    open_gated_sheet,
+    open_quiet_dashboard,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -100,7 +107,7 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
 
     # « Dupliquer… » from the guard's card menu: a refused count first, in the panel.
     card = page.locator(f"#character-{npc.pk}")
-    card.locator("nav.more").get_by_role("link", name="Dupliquer…").click()
+    more_menu(card).get_by_role("link", name="Dupliquer…").click()
     panel = page.locator(f"#panel-{npc.pk}")
     panel.get_by_label("Nombre de copies").fill("50")
     allowed.append(f"/characters/{npc.pk}/duplicate/")
@@ -231,7 +238,7 @@ def test_the_table_screen_follows_the_fight_and_never_shows_the_gms_secrets(
     tv.screenshot(path=artifacts / f"table-screen-tv-down-{mode}.png")
 
     # « Retirer de la table » for Garde 2, mid-fight: off the dashboard and the screen.
-    page.locator(f"#character-{garde2.pk}").locator("nav.more").get_by_role(
+    more_menu(page.locator(f"#character-{garde2.pk}")).get_by_role(
         "button", name="Retirer de la table"
     ).click()
     expect(page.locator(".messages")).to_contain_text("Garde 2 quitte la table")

@@ -18,12 +18,20 @@ from tests.play.steps import T0, put
 
 
 def card_html(client, campaign, character, language="fr"):
+    """The card, then its « Plus… » as the GM reads it once opened (why actions are missing);
+    a player's card has no « Plus… » (refused: 403)."""
     response = client.get(
         reverse("character_card", args=[campaign.pk, character.pk]),
         headers={"accept-language": language},
     )
     assert response.status_code == 200
-    return response.content.decode()
+    html = response.content.decode()
+    menu = client.get(
+        reverse("character_menu", args=[campaign.pk, character.pk]),
+        headers={"accept-language": language},
+    )
+    assert (menu.status_code == 200) is ('data-testid="more-menu"' in html)
+    return html + (menu.content.decode() if menu.status_code == 200 else "")
 
 
 def offered(html) -> set[str]:

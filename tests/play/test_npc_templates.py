@@ -83,8 +83,8 @@ def test_spawning_refuses_a_count_out_of_range(campaign, gm, guard, count):
 
 
 def test_the_gm_saves_from_the_menu_sees_the_list_and_spawns(campaign, gm_client, guard):
-    dashboard = gm_client.get(reverse("campaign", args=[campaign.pk])).content.decode()
-    assert "Enregistrer comme modèle" in dashboard
+    menu = gm_client.get(reverse("character_menu", args=[campaign.pk, guard.pk])).content.decode()
+    assert "Enregistrer comme modèle" in menu  # the card's « Plus… »
     off_table = gm_client.get(reverse("off_table", args=[campaign.pk])).content.decode()
     assert reverse("npc_templates", args=[campaign.pk]) in off_table
     response = gm_client.post(reverse("npc_template_save", args=[campaign.pk, guard.pk]))
