@@ -13,8 +13,8 @@ request, as if every character had just changed). The compact view (a row per ch
 Membership.dashboard_view) is measured the same way, against a floor of its own size, and its
 query count too must not grow with the number of characters. The last line is the headline:
 the warm compact dashboard's median over the floor's median at 30 characters (target: within
-5x, issue 26; cold within 10x); the line before it, the same for the cards; before them, one
-card's and one compact row's HTML at 30 characters.
+5x, and cold within 10x, for a GM who reloads mid-fight); the line before it, the same for the
+cards; before them, one card's and one compact row's HTML at 30 characters.
 """
 
 from __future__ import annotations

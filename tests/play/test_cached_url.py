@@ -1,10 +1,10 @@
-"""`{% cached_url %}` (play/templatetags/cards.py) gives the address `{% url %}` gives, for
+"""`{% cached_url %}` (campaign/templatetags/urls.py) gives the address `{% url %}` gives, for
 every shape of arguments the cards use, under any script prefix."""
 
 import pytest
 from django.urls import reverse, set_script_prefix
 
-from play.templatetags.cards import cached_url
+from campaign.templatetags.urls import cached_url
 
 CASES = [
     ("character_card", (12, 345)),
