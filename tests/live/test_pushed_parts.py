@@ -238,3 +238,31 @@ def test_the_stream_view_reads_which_parts_the_page_shows(world, rf):
     assert stream._shown(rf.get("/e/?parts=fight-strip&strip=12")).strip == "12"
     assert stream._shown(rf.get("/e/?parts=fight-strip&strip=../x")).strip == ""
     assert stream._shown(rf.get("/e/")).parts == frozenset()
+
+
+def test_parts_that_cannot_be_drawn_leave_the_stream_going(world, monkeypatch):
+    """The database fails while the parts are drawn: no `parts` message (the page refetches
+    what was announced when it does not come, static/live.js), and the next change comes."""
+    from django.db import OperationalError
+
+    def failing(*args):
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(stream, "_gm_parts", failing)
+    monkeypatch.setattr(stream, "RETRY_DELAYS", ())
+    messages = []
+
+    async def scenario():
+        reader = await open_stream(world.gm_membership, shown=GM_PAGE, token=TOKEN)
+        await adamage(world.campaign, world.gm, world.pc)
+        messages.append(await reader.event())
+        await adamage(world.campaign, world.gm, world.pc)
+        messages.append(await reader.event())
+        await reader.silence()
+        await reader.close()
+
+    play(scenario)
+    first, second = messages
+    assert first["event"] == second["event"] == "change"
+    assert first["data"]["parts"] == second["data"]["parts"] == ["roll-log"]
+    assert second["id"] > first["id"]
