@@ -62,7 +62,8 @@ card.
 
 The page's other parts that a change redraws are pushed too, when the page names them
 (`?parts=roll-log,party-bar,fight` on the GM's dashboard, `?parts=fight-strip&strip=home` on a
-player's home or `strip=<character id>` on their sheet): `parts` in the change names those
+player's home or `strip=<character id>` on their sheet, `feed` with `feed=<character id>` on a
+sheet): `parts` in the change names those
 whose HTML follows, in a message of its own (`PartsMessage`), as JSON, with each stream's CSRF
 token in its forms:
 
@@ -73,9 +74,11 @@ A GM who sees every entry gets their log on every change they are told of, their
 fight section (R33) when the campaign changed, each drawn once per event for every GM
 (`_gm_parts`); a player gets their fight strip when the campaign changed, drawn once per event
 for every player whose strip shows the same combatants of theirs on the same page: without one
-of theirs in the fight (or without a fight), one drawing for all (`parts_message`). Each is
+of theirs in the fight (or without a fight), one drawing for all (`parts_message`); a sheet's
+feed comes with a change of its character to a viewer who may see that sheet, drawn for each
+player (their visibility, their own doings) and once for every GM (`_feed_html`). Each is
 what the page's own GET aimed at that part returns to this viewer. A page never gets another
-role's part, whatever it names. Every other element (the sheet's feed, its proposals) and every
+role's part, whatever it names. Every other element (the sheet's proposals) and every
 change a stream catches up on after a reconnection come as ids only, and the page refetches
 them through the viewer's permissions.
 
@@ -144,6 +147,7 @@ from campaign.permissions import can_roll_for, can_see_full_sheet, get_membershi
 from characters.models import Character
 from journal import events as live
 from journal.audit import check_seal, seal_of
+from journal.feed import feed as feed_of
 from journal.models import AuditEntry
 from journal.texts import PROPOSAL_FIELD
 from journal.visibility import (
@@ -172,7 +176,8 @@ MAX_CARDS = 1000  # card ids a page may name
 # The parts other than cards and rows a page may ask to be pushed (`?parts=`): the GM's log,
 # clock bar and fight section (the dashboard), a player's fight strip (their home, their sheet).
 GM_PARTS = (LOG, PARTY_BAR, FIGHT_PART)
-PARTS = frozenset((*GM_PARTS, FIGHT_STRIP))
+FEED = "feed"  # a sheet's feed (journal/feed.py), of the character the page names (`?feed=`)
+PARTS = frozenset((*GM_PARTS, FIGHT_STRIP, FEED))
 HOME_STRIP = "home"
 RETRY_DELAYS = (0.05, 0.25)  # seconds before a failed read is tried again
 LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what ends a line of an event stream
@@ -194,6 +199,7 @@ class Shown:
     # character id), for the strip's own links.
     parts: frozenset[str] = frozenset()
     strip: str = ""
+    feed: int | None = None  # the character whose feed the page shows (`?feed=`)
 
 
 NOTHING_SHOWN = Shown()
@@ -521,14 +527,20 @@ def _parts(seen: Seen, shown: Shown) -> tuple[str, ...]:
     if not shown.parts or not (seen.owners or seen.campaign):
         return ()
     membership = seen.membership
+    # A sheet's feed when the change names its character for this viewer, who may see the
+    # whole sheet (the feed's own URL asks the same: play/player.py character_feed).
+    feed = ()
+    named = FEED in shown.parts and shown.feed in seen.owners
+    if named and can_see_full_sheet(membership, Character(owner_id=seen.owners[shown.feed])):
+        feed = (FEED,)
     if membership.is_gm:
         if not sees_every_entry(membership):
             return ()
         wanted = [LOG] + ([PARTY_BAR, FIGHT_PART] if seen.campaign else [])
-        return tuple(part for part in wanted if part in shown.parts)
+        return tuple(part for part in wanted if part in shown.parts) + feed
     if seen.campaign and FIGHT_STRIP in shown.parts and shown.strip:
-        return (FIGHT_STRIP,)
-    return ()
+        return (FIGHT_STRIP, *feed)
+    return feed
 
 
 def _visible_change(event: live.Event, user_id: int, shown: Shown):
@@ -750,6 +762,27 @@ async def rows_message(event: live.Event, user_id: int, shown: Shown, change) ->
     return _rows_for(change, user_id, drawn)
 
 
+def _feed_html(membership: Membership, character_id: int, language: str, script_prefix: str):
+    """A sheet's feed as its own URL draws it for this viewer (play/player.py character_feed),
+    or None when they may not see that sheet (then it is not sent: the page refetches it)."""
+    character = (
+        Character.objects.filter(campaign_id=membership.campaign_id, pk=character_id)
+        .only("pk", "owner_id")
+        .first()
+    )
+    if character is None or not can_see_full_sheet(membership, character):
+        return None
+    set_script_prefix(script_prefix)
+    with translation.override(language):  # the entries' texts are in the page's language
+        context = {
+            "campaign": membership.campaign,
+            "membership": membership,
+            "character": character,
+            "feed": feed_of(membership, character),
+        }
+        return render_to_string("play/sheet.html#feed", context).strip()
+
+
 async def parts_message(event: live.Event, shown: Shown, change, membership) -> PartsMessage:
     """The parts `change` announced, each drawn once per event for every viewer who sees it
     the same: the GM's parts for every GM, the fight strip for every player whose strip shows
@@ -781,6 +814,15 @@ async def parts_message(event: live.Event, shown: Shown, change, membership) -> 
         key = (*where, "fight strip", seats, shown.strip if mine else "")
         args = (campaign, strip, shown.strip, shown.language, shown.script_prefix)
         html[FIGHT_STRIP] = await _once(key, _strip_html, *args)
+    if FEED in change.parts:
+        # What a feed shows depends on its viewer (their visibility, their own doings): drawn
+        # for each player, once for every GM (a GM sees every entry, and does nothing "own").
+        viewer = "gm" if sees_every_entry(membership) else membership.user_id
+        key = (*where, FEED, shown.feed, viewer)
+        args = (membership, shown.feed, shown.language, shown.script_prefix)
+        found = await _once(key, _feed_html, *args)
+        if found is not None:
+            html[FEED] = found
     return PartsMessage(change.log_id, html)
 
 
@@ -1108,6 +1150,7 @@ def _shown(request) -> Shown:
         rows=request.GET.get("rows") == "1",
         parts=frozenset(request.GET.get("parts", "").split(",")) & PARTS,
         strip=str(_parse_id(strip)) if strip and strip != HOME_STRIP else strip,
+        feed=_parse_id(request.GET.get("feed")),
     )
 
 

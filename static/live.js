@@ -419,12 +419,12 @@
   // named in the change, brought in a message of its own just after it): each replaces the
   // page's own, drawn as this page's GET aimed at it would draw it; a part that does not come
   // in time is refetched as without them.
-  var PUSHED_PARTS = ["roll-log", "party-bar", "fight", "fight-strip"];
+  var PUSHED_PARTS = ["roll-log", "party-bar", "fight", "fight-strip", "feed"];
   var partsWaiting = {}; // log id -> {ids, timer}: the parts announced, until their message comes
   function awaitParts(logId, ids) {
     var timer = window.setTimeout(function () {
       delete partsWaiting[logId];
-      ids.forEach(refetchPart); // late: refetched, as without them
+      ids.forEach(refetchOwn); // late: refetched, as without them
     }, CARD_WAIT_MS);
     partsWaiting[logId] = { ids: ids, timer: timer };
   }
@@ -437,11 +437,11 @@
       var current = document.getElementById(id);
       var html = message.parts[id];
       if (!current) return;
-      if (!html) { refetchPart(id); return; }
+      if (!html) { refetchOwn(id); return; }
       var tpl = document.createElement("template");
       tpl.innerHTML = html;
       var incoming = tpl.content.firstElementChild;
-      if (!incoming || incoming.id !== id) { refetchPart(id); return; }
+      if (!incoming || incoming.id !== id) { refetchOwn(id); return; }
       // The log: never an older one (the answer to the GM's own action may have brought a newer).
       var shown = parseInt(current.getAttribute("data-log-id") || "", 10);
       var theirs = parseInt(incoming.getAttribute("data-log-id") || "", 10);
@@ -451,6 +451,12 @@
       keepFight(current); // the fight's open form and what was typed in it stay
       htmx.swap(current, html, { swapStyle: "outerHTML" });
     });
+  }
+  // A part refetched: the sheet's feed from its own URL (static/feed.js), any other from this page.
+  function refetchOwn(id) {
+    var feed = id === "feed" && document.getElementById("feed");
+    if (!feed) { refetchPart(id); return; }
+    htmx.ajax("GET", feed.getAttribute("data-url"), { target: "#feed", swap: "outerHTML" });
   }
   // The parts of this page the stream may push, and which page a fight strip is on (its links).
   function shownParts() {
@@ -526,6 +532,8 @@
     var parts = shownParts(), strip = stripPage();
     if (parts.length) query.push("parts=" + parts.join(","));
     if (strip) query.push("strip=" + strip);
+    var feed = document.getElementById("feed"), of = feed && feed.getAttribute("data-character");
+    if (of) query.push("feed=" + of); // a sheet's feed: of its character
     if (lastId) query.push("after=" + encodeURIComponent(lastId));
     source = createEventSource(url + (query.length ? "?" + query.join("&") : ""));
     source.addEventListener("end", function (evt) { end(JSON.parse(evt.data).reason); });

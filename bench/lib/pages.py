@@ -42,7 +42,7 @@ from bench.lib.http import EventStream, open_event_stream, read_body, read_head,
 SEAL_DELAY = 0.6  # static/live.js CHECK_AFTER_CHANGE_MS
 IDS = re.compile(r'\bid="([^"]+)"')
 # The parts the stream may push with a change (live/stream.py PARTS, static/live.js).
-PUSHED_PARTS = ("roll-log", "party-bar", "fight", "fight-strip")
+PUSHED_PARTS = ("roll-log", "party-bar", "fight", "fight-strip", "feed")
 TAG_WITH_ID = re.compile(r'<[^>]*\bid="(character-\d+)"[^>]*>', re.S)
 
 
@@ -135,6 +135,8 @@ class Page:
             extra = (["parts=" + ",".join(parts)] if parts else []) + (
                 [f"strip={strip}"] * bool(strip)
             )
+            if self.feed_character and "feed" in parts:
+                extra.append(f"feed={self.feed_character}")
             if extra:
                 self.stream_path += ("&" if "?" in self.stream_path else "?") + "&".join(extra)
         if self.seal_url:
@@ -269,7 +271,7 @@ class Page:
             self.log_shown = log_id
             gets += follow("roll-log")
         about = self.feed_character is None or self.feed_character in characters
-        if self.feed_url and not self.feed_newest >= log_id and about:
+        if self.feed_url and not self.feed_newest >= log_id and about and "feed" not in pushed:
             gets.append(self.refetch_feed(log_id))
         told = data.get("log_seal")
         if told and self.seal_timer is None and told.get("from") == self.seal:

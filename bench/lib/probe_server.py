@@ -143,6 +143,7 @@ def install() -> None:
         "_gm_parts",
         "_fight_now",
         "_strip_html",
+        "_feed_html",
     ):
         if hasattr(stream, name):
             wrap(stream, name, "self", area="fanout: renders")

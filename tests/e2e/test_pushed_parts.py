@@ -3,9 +3,10 @@ browser on a real stream (uvicorn on PostgreSQL), under DEBUG on and off.
 
 The GM (1440 x 900) starts a fight, passes turns, deals a blow and moves the clock, without
 reloading; a second dashboard of the GM's and a player's phone (390 x 844: her home and her
-sheet) follow. The fight section, the clock bar and the log of the second dashboard and the
-player's fight strips change with each action, and none of these pages asks for those parts
-(no GET aimed at them: they came with the stream), no script or htmx error happened.
+sheet) follow. The fight section, the clock bar and the log of the second dashboard, the
+player's fight strips and her sheet's feed change with each action, and none of these pages
+asks for those parts (no GET aimed at them, none of the feed's URL: they came with the
+stream), no script or htmx error happened.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tests.e2e.conftest import DATABASE_URL, ON_POSTGRES, ROOT, _admin, _free_po
 from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, confirm, log_in
 
 pytestmark = [pytest.mark.e2e]
-PARTS = ("fight", "fight-strip", "roll-log", "party-bar")
+PARTS = ("fight", "fight-strip", "roll-log", "party-bar", "feed")
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["debug-on", "debug-off"])
@@ -110,7 +111,7 @@ def test_r33_the_fight_the_clock_and_the_log_come_pushed_to_a_dashboard_and_a_ph
             "request",
             lambda r: (
                 asked.append(f"{who} {r.method} {r.url} {r.headers.get('hx-target')}")
-                if r.headers.get("hx-target") in PARTS
+                if r.headers.get("hx-target") in PARTS or r.url.endswith("/feed/")
                 else None
             ),
         )
@@ -180,6 +181,8 @@ def test_r33_the_fight_the_clock_and_the_log_come_pushed_to_a_dashboard_and_a_ph
     card.locator("input[name=amount]").fill("5")
     card.get_by_role("button", name="Dégâts", exact=True).click()
     expect(watching.locator("#roll-log li").first).to_contain_text("Aveline")
+    # Her sheet's feed shows the blow, pushed too.
+    expect(sheet.locator("#feed")).to_have_attribute("data-log-id", str(_head(served.db)))
     settled("a blow")
 
     # The clock: the second dashboard's bar and everyone's fight parts are pushed.

@@ -266,3 +266,56 @@ def test_parts_that_cannot_be_drawn_leave_the_stream_going(world, monkeypatch):
     assert first["event"] == second["event"] == "change"
     assert first["data"]["parts"] == second["data"]["parts"] == ["roll-log"]
     assert second["id"] > first["id"]
+
+
+RENDERED_AT = re.compile(r'data-rendered-at="\d+"')
+
+
+def feed_page(character) -> stream.Shown:
+    return stream.Shown(parts=frozenset({stream.FEED}), feed=character.pk)
+
+
+@pytest.mark.parametrize("shown", PartyVisibility.values)
+def test_a_sheets_feed_comes_as_its_own_url_draws_it_for_the_owner_and_the_gm(
+    world, player_client, gm_client, shown
+):
+    """The sheet's feed (journal/feed.py) pushed with a change of its character, as the feed's
+    URL draws it for each: the owner's without the GM-only blow, the GM's with it."""
+    world.campaign.party_visibility = shown
+    world.campaign.save()
+
+    async def blows():
+        await adamage(world.campaign, world.gm, world.pc, amount=3, visibility="gm")
+        await adamage(world.campaign, world.gm, world.pc, amount=4)
+
+    pairs = {
+        "owner": (world.player_membership, feed_page(world.pc)),
+        "gm": (world.gm_membership, feed_page(world.pc)),
+    }
+    messages = told(pairs, blows)
+    url = reverse("character_feed", args=[world.campaign.pk, world.pc.pk])
+    pushed = {}
+    for key, client in (("owner", player_client), ("gm", gm_client)):
+        found = [m for m in messages[key] if m["event"] == "parts"]
+        assert all(m["data"]["parts"] == ["feed"] for m in messages[key] if m["event"] == "change")
+        last = RENDERED_AT.sub("", without_token(found[-1]["data"]["parts"]["feed"]))
+        fetched = client.get(url, headers={"HX-Request": "true", "HX-Target": "feed"})
+        assert last == RENDERED_AT.sub("", without_token(fetched.content.decode())), key
+        pushed[key] = last
+    # The owner was told of the second blow only, and their feed never shows the first.
+    assert len([m for m in messages["owner"] if m["event"] == "change"]) == 1
+    entries = {k: v.count('data-testid="feed-entry"') for k, v in pushed.items()}
+    assert entries["gm"] == entries["owner"] + 1
+
+
+def test_another_players_page_naming_a_feed_gets_none(world):
+    """A player may not see another's full sheet: naming its feed brings nothing."""
+    world.campaign.party_visibility = PartyVisibility.BARS  # they are told of the blow
+    world.campaign.save()
+    messages = told(
+        {"other": (world.other_player_membership, feed_page(world.pc))},
+        lambda: adamage(world.campaign, world.gm, world.pc),
+    )["other"]
+    assert messages[0]["data"]["characters"] == [world.pc.pk]
+    assert "parts" not in messages[0]["data"]
+    assert all(m["event"] != "parts" for m in messages)
