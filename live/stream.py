@@ -58,9 +58,29 @@ with the membership re-read at the event, and the same cached HTML: play/cards.p
 change thus costs each process one read of the event for all of its campaign's viewers
 (`_event_views`: their memberships and the batch, judged per viewer by
 journal.visibility.sees_entry) and one render per viewer and card, not one request per open
-card. Every other element (the sheet's feed, the fight strip) and every change a stream catches
-up on after a reconnection come as ids only, and the page refetches them through the viewer's
-permissions.
+card.
+
+The page's other parts that a change redraws are pushed too, when the page names them
+(`?parts=roll-log,party-bar,fight` on the GM's dashboard, `?parts=fight-strip&strip=home` on a
+player's home or `strip=<character id>` on their sheet, `feed` with `feed=<character id>` on a
+sheet): `parts` in the change names those
+whose HTML follows, in a message of its own (`PartsMessage`), as JSON, with each stream's CSRF
+token in its forms:
+
+    event: parts
+    data: {"log_id": 1234, "parts": {"roll-log": "<section class=\"log panel\" id=\"roll-log\" …"}}
+
+A GM who sees every entry gets their log on every change they are told of, their clock bar and
+fight section (R33) when the campaign changed, each drawn once per event for every GM
+(`_gm_parts`); a player gets their fight strip when the campaign changed, drawn once per event
+for every player whose strip shows the same combatants of theirs on the same page: without one
+of theirs in the fight (or without a fight), one drawing for all (`parts_message`); a sheet's
+feed comes with a change of its character to a viewer who may see that sheet, drawn for each
+player (their visibility, their own doings) and once for every GM (`_feed_html`). Each is
+what the page's own GET aimed at that part returns to this viewer. A page never gets another
+role's part, whatever it names. Every other element (the sheet's proposals) and every
+change a stream catches up on after a reconnection come as ids only, and the page refetches
+them through the viewer's permissions.
 
 The id is the last audit entry of the batch that made the change. What a viewer is told goes
 through journal.visibility: a batch is announced to a viewer only with the characters of the
@@ -92,6 +112,7 @@ every stream re-reads the log after its position the same way.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import re
 import threading
@@ -115,17 +136,18 @@ from django.db.models import Max
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
-from django.urls import get_script_prefix, set_script_prefix
+from django.urls import get_script_prefix, reverse, set_script_prefix
 from django.utils import timezone, translation
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
 from campaign.models import Campaign, Membership
-from campaign.permissions import can_see_full_sheet, get_membership
+from campaign.permissions import can_roll_for, can_see_full_sheet, get_membership
 from characters.models import Character
 from journal import events as live
 from journal.audit import check_seal, seal_of
+from journal.feed import feed as feed_of
 from journal.models import AuditEntry
 from journal.texts import PROPOSAL_FIELD
 from journal.visibility import (
@@ -137,12 +159,26 @@ from journal.visibility import (
     visible_entries,
 )
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input, shown_view
-from play.selectors import characters_for_cards, party_member
+from play.parts import FIGHT_PART, FIGHT_STRIP, LOG, PARTY_BAR
+from play.selectors import (
+    FightStrip,
+    characters_for_cards,
+    fight_section,
+    fight_view,
+    latest_entries,
+    party_member,
+)
 
 READ_THREADS = 4  # threads (so database connections) that every stream of a process shares
 HEARTBEAT = 15.0  # seconds between comment lines, so proxies and phones keep the stream open
 RETRY_MS = 2000  # how long EventSource waits before reconnecting
 MAX_CARDS = 1000  # card ids a page may name
+# The parts other than cards and rows a page may ask to be pushed (`?parts=`): the GM's log,
+# clock bar and fight section (the dashboard), a player's fight strip (their home, their sheet).
+GM_PARTS = (LOG, PARTY_BAR, FIGHT_PART)
+FEED = "feed"  # a sheet's feed (journal/feed.py), of the character the page names (`?feed=`)
+PARTS = frozenset((*GM_PARTS, FIGHT_STRIP, FEED))
+HOME_STRIP = "home"
 RETRY_DELAYS = (0.05, 0.25)  # seconds before a failed read is tried again
 LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what ends a line of an event stream
 STREAMS_PER_ACCOUNT = settings.LIVE_STREAMS_PER_ACCOUNT  # open streams per account per process
@@ -158,6 +194,12 @@ class Shown:
     script_prefix: str = "/"
     view: str = CARDS  # the GM's dashboard as cards or as compact rows (`?view=compact`)
     rows: bool = False  # a player's home: the party's rows pushed with each change (`?rows=1`)
+    # The page's parts other than cards and rows it wants pushed (`?parts=roll-log,fight`):
+    # among PARTS; and which page a player's fight strip is on (`?strip=home` or the sheet's
+    # character id), for the strip's own links.
+    parts: frozenset[str] = frozenset()
+    strip: str = ""
+    feed: int | None = None  # the character whose feed the page shows (`?feed=`)
 
 
 NOTHING_SHOWN = Shown()
@@ -180,6 +222,7 @@ class Change:
     # the owner's list of proposals on the sheet needs no refetch. None: not read (a GM's view,
     # a change caught up on), the page refetches it as before.
     proposals: bool | None = None
+    parts: tuple[str, ...] = ()  # the page's parts whose HTML follows (`PartsMessage`)
 
     def as_dict(self) -> dict:
         data = {"characters": list(self.characters), "log_id": self.log_id}
@@ -187,6 +230,8 @@ class Change:
             data["cards"] = list(self.cards)
         if self.rows:
             data["rows"] = list(self.rows)
+        if self.parts:
+            data["parts"] = list(self.parts)
         if self.proposals is False:
             data["proposals"] = False
         if self.campaign:
@@ -241,6 +286,24 @@ class RowsMessage:
     def sse(self) -> bytes:
         data = json.dumps({"log_id": self.log_id, "rows": self.html}, separators=(",", ":"))
         return f"event: rows\ndata: {data}\n\n".encode()
+
+
+@dataclass(frozen=True)
+class PartsMessage:
+    """The page's parts a change announced (`Change.parts`), by element id, as the page's own
+    GET aimed at each draws it for this viewer, with CSRF_PLACEHOLDER where each stream puts its
+    own token (the token alone: the parts use `{% csrf_token %}`)."""
+
+    log_id: int
+    html: dict[str, str]
+
+    @cached_property
+    def body(self) -> str:
+        data = json.dumps({"log_id": self.log_id, "parts": self.html}, separators=(",", ":"))
+        return f"event: parts\ndata: {data}\n\n"
+
+    def sse(self, token: str) -> bytes:
+        return self.body.replace(CSRF_PLACEHOLDER, token).encode()
 
 
 @dataclass(frozen=True)
@@ -451,7 +514,33 @@ def _change(event: live.Event, seen: Seen, shown: Shown) -> Change:
         seen.sealed,
         rows=rows,
         proposals=seen.proposals,
+        parts=_parts(seen, shown),
     )
+
+
+def _parts(seen: Seen, shown: Shown) -> tuple[str, ...]:
+    """The page's parts pushed with this change, those the page would refetch for it
+    (static/live.js): a GM's log on every change they are told of, their clock bar and fight
+    section when the campaign changed; a player's fight strip when the campaign changed. A GM's
+    parts go only to a GM who sees every entry (drawn once for all of them), the strip only to
+    a player."""
+    if not shown.parts or not (seen.owners or seen.campaign):
+        return ()
+    membership = seen.membership
+    # A sheet's feed when the change names its character for this viewer, who may see the
+    # whole sheet (the feed's own URL asks the same: play/player.py character_feed).
+    feed = ()
+    named = FEED in shown.parts and shown.feed in seen.owners
+    if named and can_see_full_sheet(membership, Character(owner_id=seen.owners[shown.feed])):
+        feed = (FEED,)
+    if membership.is_gm:
+        if not sees_every_entry(membership):
+            return ()
+        wanted = [LOG] + ([PARTY_BAR, FIGHT_PART] if seen.campaign else [])
+        return tuple(part for part in wanted if part in shown.parts) + feed
+    if seen.campaign and FIGHT_STRIP in shown.parts and shown.strip:
+        return (FIGHT_STRIP, *feed)
+    return feed
 
 
 def _visible_change(event: live.Event, user_id: int, shown: Shown):
@@ -514,6 +603,62 @@ def _rows_for(change: Change, user_id: int, drawn: dict) -> RowsMessage:
         if row is not None:
             html[pk] = row.strip()
     return RowsMessage(change.log_id, html)
+
+
+def _gm_parts(event: live.Event, membership: Membership, names, language, script_prefix):
+    """A GM's parts `names` as the dashboard's GET aimed at each draws it (play/views.py
+    dashboard_response), drawn once per event for every GM's page of this process: a GM who
+    sees every entry sees the same log as any other."""
+    campaign = Campaign.objects.get(pk=event.campaign_id)
+    membership = replace_campaign(membership, campaign)
+    base = {"campaign": campaign, "membership": membership, "csrf_token": CSRF_PLACEHOLDER}
+    set_script_prefix(script_prefix)
+    found = {}
+    with translation.override(language):
+        for name in names:
+            if name == LOG:
+                context = base | {"log_entries": latest_entries(membership)}
+                found[name] = render_to_string("play/dashboard.html#log", context)
+            elif name == PARTY_BAR:
+                found[name] = render_to_string("play/dashboard.html#party-bar", base)
+            elif name == FIGHT_PART:
+                context = base | {"fight_section": fight_section(campaign)}
+                found[name] = render_to_string("play/_fight.html", context)
+    return {name: html.strip() for name, html in found.items()}
+
+
+def replace_campaign(membership: Membership, campaign: Campaign) -> Membership:
+    """A copy of `membership` holding `campaign` as read now (the parts show it after the
+    change)."""
+    found = copy.copy(membership)  # its own cache of relations (Model.__getstate__)
+    found.campaign = campaign
+    return found
+
+
+def _fight_now(campaign_id: int, language: str):
+    """The campaign as read now and its running fight (None: none), once per event."""
+    campaign = Campaign.objects.get(pk=campaign_id)
+    with translation.override(language):  # the combatants' conditions are named
+        return campaign, fight_view(campaign)
+
+
+def _strip_html(campaign, strip: FightStrip, page: str, language: str, script_prefix: str):
+    """A player's fight strip as their page's GET aimed at it draws it (play/_fight_strip.html):
+    one drawing for every player whose strip shows none of their own combatants."""
+    set_script_prefix(script_prefix)
+    with translation.override(language):
+        next_path = (
+            reverse("campaign", args=[campaign.pk])
+            if page == HOME_STRIP
+            else reverse("character", args=[campaign.pk, int(page)])
+        )
+        context = {
+            "campaign": campaign,
+            "fight_strip": strip,
+            "csrf_token": CSRF_PLACEHOLDER,
+            "next_path": next_path,
+        }
+        return render_to_string("play/_fight_strip.html", context).strip()
 
 
 def _log_check(event: live.Event) -> tuple[str, str] | None:
@@ -615,6 +760,70 @@ async def rows_message(event: live.Event, user_id: int, shown: Shown, change) ->
     key = (event.campaign_id, event.log_id, shown.language, shown.script_prefix, "rows")
     drawn = await _once(key, _home_rows, event, shown.language, shown.script_prefix)
     return _rows_for(change, user_id, drawn)
+
+
+def _feed_html(membership: Membership, character_id: int, language: str, script_prefix: str):
+    """A sheet's feed as its own URL draws it for this viewer (play/player.py character_feed),
+    or None when they may not see that sheet (then it is not sent: the page refetches it)."""
+    character = (
+        Character.objects.filter(campaign_id=membership.campaign_id, pk=character_id)
+        .only("pk", "owner_id")
+        .first()
+    )
+    if character is None or not can_see_full_sheet(membership, character):
+        return None
+    set_script_prefix(script_prefix)
+    with translation.override(language):  # the entries' texts are in the page's language
+        context = {
+            "campaign": membership.campaign,
+            "membership": membership,
+            "character": character,
+            "feed": feed_of(membership, character),
+        }
+        return render_to_string("play/sheet.html#feed", context).strip()
+
+
+async def parts_message(event: live.Event, shown: Shown, change, membership) -> PartsMessage:
+    """The parts `change` announced, each drawn once per event for every viewer who sees it
+    the same: the GM's parts for every GM, the fight strip for every player whose strip shows
+    the same combatants of theirs on the same page (none of them, mostly: one drawing)."""
+    await asyncio.sleep(0)  # as for the cards: every stream announces the change first
+    html: dict[str, str] = {}
+    where = (event.campaign_id, event.log_id, shown.language, shown.script_prefix)
+    gm = tuple(part for part in change.parts if part in GM_PARTS)
+    if gm:
+        args = (event, membership, gm, shown.language, shown.script_prefix)
+        html.update(await _once((*where, "gm parts", gm), _gm_parts, *args))
+    if FIGHT_STRIP in change.parts:
+        key = (*where, "fight")
+        campaign, fight = await _once(key, _fight_now, event.campaign_id, shown.language)
+        mine = []
+        if fight is not None:
+            wanted = None if shown.strip == HOME_STRIP else int(shown.strip)
+            # As selectors.fight_strip: the viewer's own combatants (on a sheet, its character).
+            member = replace_campaign(membership, campaign)
+            mine = [
+                (c, can_roll_for(member, c.character))
+                for c in fight.combatants
+                if c.character.owner_id == membership.user_id
+                and (wanted is None or c.character.pk == wanted)
+            ]
+        strip = FightStrip(fight=fight, mine=mine)
+        # Without combatants of their own the strip holds no form: the same for every page.
+        seats = tuple((c.character.pk, may) for c, may in mine)
+        key = (*where, "fight strip", seats, shown.strip if mine else "")
+        args = (campaign, strip, shown.strip, shown.language, shown.script_prefix)
+        html[FIGHT_STRIP] = await _once(key, _strip_html, *args)
+    if FEED in change.parts:
+        # What a feed shows depends on its viewer (their visibility, their own doings): drawn
+        # for each player, once for every GM (a GM sees every entry, and does nothing "own").
+        viewer = "gm" if sees_every_entry(membership) else membership.user_id
+        key = (*where, FEED, shown.feed, viewer)
+        args = (membership, shown.feed, shown.language, shown.script_prefix)
+        found = await _once(key, _feed_html, *args)
+        if found is not None:
+            html[FEED] = found
+    return PartsMessage(change.log_id, html)
 
 
 async def cards_message(event: live.Event, user_id: int, shown: Shown, change, membership):
@@ -818,12 +1027,14 @@ async def change_stream(
     *,
     shown: Shown = NOTHING_SHOWN,
     token_input: str = "",
+    token: str = "",
     heartbeat: float = HEARTBEAT,
     session_key: str | None = None,
 ) -> AsyncIterator[bytes]:
     """The SSE body: what was missed after `after` (None: nothing), then live changes, with
     the cards `shown` says the page shows (`token_input`: this viewer's CSRF field for them),
-    until the viewer's session (`session_key`) or membership ends (an `end` message)."""
+    until the viewer's session (`session_key`) or membership ends (an `end` message); `token`:
+    the CSRF token of the pushed parts' forms."""
     release_request_thread()
     campaign_id, user_id = membership.campaign_id, membership.user_id
     streams = guard()
@@ -887,11 +1098,21 @@ async def change_stream(
                 try:
                     rows = await rows_message(item, user_id, shown, change)
                 except (OperationalError, InterfaceError):
-                    continue  # no rows: the page refetches its lists when they do not come
+                    rows = None  # the page refetches its lists when they do not come
                 if watch.ended is not None:  # logged out while the rows were drawn
                     yield watch.ended.sse
                     return
-                yield rows.sse
+                if rows is not None:
+                    yield rows.sse
+            if change.parts:
+                try:
+                    message = await parts_message(item, shown, change, member)
+                except (OperationalError, InterfaceError):
+                    continue  # no parts: the page refetches them when they do not come
+                if watch.ended is not None:  # logged out while the parts were drawn
+                    yield watch.ended.sse
+                    return
+                yield message.sse(token)
     finally:
         streams.remove(watch)
         _watch(campaign_id, user_id, -1)
@@ -918,12 +1139,18 @@ def _shown(request) -> Shown:
     dashboard's rows), in which language, under which prefix. Anything that is not an id is
     ignored: this only saves refetches."""
     ids = (_parse_id(part) for part in request.GET.get("cards", "").split(",")[:MAX_CARDS])
+    strip = request.GET.get("strip", "")
+    if strip != HOME_STRIP and _parse_id(strip) is None:
+        strip = ""
     return Shown(
         cards=frozenset(i for i in ids if i is not None),
         language=get_language(),
         script_prefix=get_script_prefix(),
         view=shown_view(request.GET.get("view")),
         rows=request.GET.get("rows") == "1",
+        parts=frozenset(request.GET.get("parts", "").split(",")) & PARTS,
+        strip=str(_parse_id(strip)) if strip and strip != HOME_STRIP else strip,
+        feed=_parse_id(request.GET.get("feed")),
     )
 
 
@@ -977,11 +1204,13 @@ async def events(request, campaign_id: int):
         # A page of this server does not ask (it polls); anything else is told to stop (204
         # ends an EventSource for good).
         return HttpResponse(status=204)
+    token = get_token(request)
     stream = change_stream(
         membership,
         _after(request),
         shown=_shown(request),
-        token_input=csrf_input(get_token(request)),
+        token_input=csrf_input(token),
+        token=token,
         session_key=request.session.session_key,
     )
     response = StreamingHttpResponse(stream, content_type="text/event-stream")

@@ -41,8 +41,11 @@
     var id = parseInt((el && el.getAttribute("data-character")) || "", 10);
     return isNaN(id) || (data.characters || []).indexOf(id) >= 0;
   }
+  // The stream may bring the feed itself (live/stream.py `parts`): static/live.js swaps it in,
+  // or refetches it if it does not come.
   document.addEventListener("live:change", function (evt) {
     var data = evt.detail || {};
+    if ((data.parts || []).indexOf("feed") >= 0) return;
     if (!(newest(feed()) >= data.log_id) && about(data)) refetch();
   });
   // Back online: whatever was announced while the feed could not be fetched.

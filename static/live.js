@@ -3,9 +3,11 @@
 // cards this page shows, rendered for this viewer as the card's own URL would (`cards`).
 // htmx's SSE extension holds the stream (#live-stream, templates/live/_live.html): it opens
 // the EventSource, opens another when the browser gives up on one, and swaps the pushed cards
-// out of band. Here is only what it cannot do: the page's position and cards in the stream's
-// address; waiting for the announced cards and refetching everything else (a party row, a
-// change caught up on, a card whose HTML does not come) through the viewer's permissions;
+// out of band. Here is only what it cannot do: the page's position, cards and parts in the
+// stream's address; swapping the pushed rows of a player's home and the pushed parts (the
+// GM's log, clock bar and fight section, a player's fight strip: `parts`); waiting for what
+// was announced and refetching everything else (a change caught up on, a card or part whose
+// HTML does not come) through the viewer's permissions;
 // no older card, no lost typing, no swap under an action in flight; the indicator, polling,
 // the highlight and its announcement.
 (function () {
@@ -392,11 +394,14 @@
   // log shows (its data-log-id) refetches the log. The dashboard answers an htmx request
   // aimed at either with that part alone (play/views.py, _dashboard).
   function followCampaign(data) {
+    var pushed = data.parts || [];
+    if (pushed.length) awaitParts(data.log_id, pushed);
+    function follow(id) { if (pushed.indexOf(id) < 0) refetchPart(id); }
     if (data.campaign) {
-      refetchPart("party-bar");
+      follow("party-bar");
       // The fight (R33) is the campaign's: the GM's section, a player's strip.
-      refetchPart("fight");
-      refetchPart("fight-strip");
+      follow("fight");
+      follow("fight-strip");
     }
     // Parts about one character that are not its card (a sheet's sealed rolls):
     // refetched when a change of that character brings a sealed roll, or may reveal one the
@@ -407,7 +412,61 @@
       if (data.sealed || part.querySelector("[data-sealed-roll]:not([data-opening])")) refetchPart(part.id);
     });
     var log = document.getElementById("roll-log");
-    if (log && !(parseInt(log.dataset.logId || "0", 10) >= data.log_id)) refetchPart("roll-log");
+    if (log && !(parseInt(log.dataset.logId || "0", 10) >= data.log_id)) follow("roll-log");
+  }
+
+  // The parts the stream pushes (live/stream.py, `parts`: asked with `parts=` in its address,
+  // named in the change, brought in a message of its own just after it): each replaces the
+  // page's own, drawn as this page's GET aimed at it would draw it; a part that does not come
+  // in time is refetched as without them.
+  var PUSHED_PARTS = ["roll-log", "party-bar", "fight", "fight-strip", "feed"];
+  var partsWaiting = {}; // log id -> {ids, timer}: the parts announced, until their message comes
+  function awaitParts(logId, ids) {
+    var timer = window.setTimeout(function () {
+      delete partsWaiting[logId];
+      ids.forEach(refetchOwn); // late: refetched, as without them
+    }, CARD_WAIT_MS);
+    partsWaiting[logId] = { ids: ids, timer: timer };
+  }
+  function partsCame(message) {
+    var waiting = partsWaiting[message.log_id];
+    if (!waiting) return;
+    window.clearTimeout(waiting.timer);
+    delete partsWaiting[message.log_id];
+    waiting.ids.forEach(function (id) {
+      var current = document.getElementById(id);
+      var html = message.parts[id];
+      if (!current) return;
+      if (!html) { refetchOwn(id); return; }
+      var tpl = document.createElement("template");
+      tpl.innerHTML = html;
+      var incoming = tpl.content.firstElementChild;
+      if (!incoming || incoming.id !== id) { refetchOwn(id); return; }
+      // The log: never an older one (the answer to the GM's own action may have brought a newer).
+      var shown = parseInt(current.getAttribute("data-log-id") || "", 10);
+      var theirs = parseInt(incoming.getAttribute("data-log-id") || "", 10);
+      if (shown >= 0 && theirs >= 0 && theirs < shown) return;
+      // An action posted from the part is on its way: its answer redraws the part.
+      if (current.querySelector(".htmx-request")) return;
+      keepFight(current); // the fight's open form and what was typed in it stay
+      htmx.swap(current, html, { swapStyle: "outerHTML" });
+    });
+  }
+  // A part refetched: the sheet's feed from its own URL (static/feed.js), any other from this page.
+  function refetchOwn(id) {
+    var feed = id === "feed" && document.getElementById("feed");
+    if (!feed) { refetchPart(id); return; }
+    htmx.ajax("GET", feed.getAttribute("data-url"), { target: "#feed", swap: "outerHTML" });
+  }
+  // The parts of this page the stream may push, and which page a fight strip is on (its links).
+  function shownParts() {
+    return PUSHED_PARTS.filter(function (id) { return document.getElementById(id); });
+  }
+  function stripPage() {
+    if (!document.getElementById("fight-strip")) return "";
+    if (document.getElementById("own-characters")) return "home";
+    var card = document.querySelector("[id^='character-']");
+    return (card && cardId(card)) || "";
   }
   // The fight's seats (R33) move without a new version of any character, and a change read
   // from the log (polling, catching up) does not say whose seat moved: once the fight's part
@@ -470,10 +529,16 @@
     if (cards) query.push("cards=" + cards);
     if (view) query.push("view=" + encodeURIComponent(view));
     if (document.getElementById("own-characters")) query.push("rows=1"); // a player's home
+    var parts = shownParts(), strip = stripPage();
+    if (parts.length) query.push("parts=" + parts.join(","));
+    if (strip) query.push("strip=" + strip);
+    var feed = document.getElementById("feed"), of = feed && feed.getAttribute("data-character");
+    if (of) query.push("feed=" + of); // a sheet's feed: of its character
     if (lastId) query.push("after=" + encodeURIComponent(lastId));
     source = createEventSource(url + (query.length ? "?" + query.join("&") : ""));
     source.addEventListener("end", function (evt) { end(JSON.parse(evt.data).reason); });
     source.addEventListener("rows", function (evt) { rowsCame(JSON.parse(evt.data)); });
+    source.addEventListener("parts", function (evt) { partsCame(JSON.parse(evt.data)); });
     return source;
   };
 

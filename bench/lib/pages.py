@@ -18,6 +18,9 @@ live.js builds, and on each `change` makes the requests live.js would make for t
 - a player's home (the party's rows): the rows the stream pushes (`rows`, asked with `rows=1`
   by the served live.js), or its two lists (#own-characters, answered with #party-members)
   when a change is not covered by them; the fight strip when the campaign changed;
+- the parts the stream pushes instead (`parts`, asked with `parts=…&strip=…` by a served
+  live.js that knows them): the log, clock bar, fight section and fight strip named in a
+  change are not refetched, the page waits for their message;
 - every page: the seal check (`data-seal`) 600 ms after a change, one at a time, unless the
   change brought it (`log_seal`, from the seal the page kept).
 
@@ -38,6 +41,8 @@ from bench.lib.http import EventStream, open_event_stream, read_body, read_head,
 
 SEAL_DELAY = 0.6  # static/live.js CHECK_AFTER_CHANGE_MS
 IDS = re.compile(r'\bid="([^"]+)"')
+# The parts the stream may push with a change (live/stream.py PARTS, static/live.js).
+PUSHED_PARTS = ("roll-log", "party-bar", "fight", "fight-strip", "feed")
 TAG_WITH_ID = re.compile(r'<[^>]*\bid="(character-\d+)"[^>]*>', re.S)
 
 
@@ -75,6 +80,7 @@ class Page:
         self.ended = False
         self.parser = EventStream()
         self.waiting_cards: list[tuple[int, float, list]] = []  # (log id, when, refetches)
+        self.waiting_parts: list[asyncio.Future] = []  # the changes whose parts are awaited
         self.seal_timer: asyncio.Task | None = None
         self.seal = ""
         self.feed_busy = False
@@ -121,11 +127,24 @@ class Page:
         if "own-characters" in self.ids and self.pushes_rows:
             query.insert(0, "rows=1")
             self.stream_path = stream + "?" + "&".join(query)
+        if self.pushes_parts:  # the parts it shows that the stream may push, as live.js asks
+            parts = [p for p in PUSHED_PARTS if p in self.ids]
+            strip = ""
+            if "fight-strip" in self.ids:
+                strip = "home" if "own-characters" in self.ids else str(next(iter(self.cards), ""))
+            extra = (["parts=" + ",".join(parts)] if parts else []) + (
+                [f"strip={strip}"] * bool(strip)
+            )
+            if self.feed_character and "feed" in parts:
+                extra.append(f"feed={self.feed_character}")
+            if extra:
+                self.stream_path += ("&" if "?" in self.stream_path else "?") + "&".join(extra)
         if self.seal_url:
             await self.check_seal()  # live.js checks once on load
 
-    _scripts: dict[str, tuple[list[str], bool]] = {}
+    _scripts: dict[str, tuple[list[str], bool, bool]] = {}
     pushes_rows = False
+    pushes_parts = False
 
     async def home_lists_of(self, page: str) -> list[str]:
         """The parts a player's home refetches on a change, as the served static/live.js
@@ -138,8 +157,8 @@ class Page:
             _, script = await get(self.port, url, self.cookie, {})
             both = b'refetchPart("party-members")' in script
             lists = ["own-characters", "party-members"] if both else ["own-characters"]
-            Page._scripts[url] = (lists, b'"rows=1"' in script)
-        lists, self.pushes_rows = Page._scripts[url]
+            Page._scripts[url] = (lists, b'"rows=1"' in script, b'"parts="' in script)
+        lists, self.pushes_rows, self.pushes_parts = Page._scripts[url]
         return lists
 
     def headers(self, target: str | None = None, trigger: str | None = None) -> dict:
@@ -192,6 +211,8 @@ class Page:
                         self.changed(log_id, json.loads(event["data"]))
                     elif event["event"] in ("cards", "rows"):
                         self.cards_came(now)
+                    elif event["event"] == "parts":
+                        self.parts_came(now)
                     elif event["event"] == "end":
                         self.errors.append(f"stream ended: {event['data']}")
         self.ended = True
@@ -237,15 +258,20 @@ class Page:
                     gets += self.part(f"party-{pk}")
                 if data.get("proposals") is not False:  # a step of a proposal, or not said
                     gets += self.part(f"proposals-{pk}")
+        pushed = data.get("parts", [])
+
+        def follow(element_id: str) -> list:
+            return [] if element_id in pushed else self.part(element_id)
+
         if data.get("campaign"):
-            gets += self.part("party-bar") + self.part("fight") + self.part("fight-strip")
+            gets += follow("party-bar") + follow("fight") + follow("fight-strip")
         if data.get("sealed"):
             gets += [p for pk in characters for p in self.part(f"sealed-rolls-{pk}")]
         if "roll-log" in self.ids and not self.log_shown >= log_id:
             self.log_shown = log_id
-            gets += self.part("roll-log")
+            gets += follow("roll-log")
         about = self.feed_character is None or self.feed_character in characters
-        if self.feed_url and not self.feed_newest >= log_id and about:
+        if self.feed_url and not self.feed_newest >= log_id and about and "feed" not in pushed:
             gets.append(self.refetch_feed(log_id))
         told = data.get("log_seal")
         if told and self.seal_timer is None and told.get("from") == self.seal:
@@ -256,17 +282,31 @@ class Page:
         # A home waits for the rows the change announced (a row that moved lists would
         # refetch them: the bench's GM gives no character).
         waits_cards = waits_cards or ("own-characters" in self.ids and bool(rows))
-        self.spawn(self.settle(log_id, started, gets, waits_cards))
+        waits_parts = bool(pushed) and any(p in self.ids for p in pushed)
+        self.spawn(self.settle(log_id, started, gets, waits_cards, waits_parts))
 
-    async def settle(self, log_id: int, started: float, gets: list, waits_cards: bool) -> None:
-        came = asyncio.get_running_loop().create_future() if waits_cards else None
+    async def settle(
+        self, log_id: int, started: float, gets: list, waits_cards: bool, waits_parts: bool
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        came = loop.create_future() if waits_cards else None
         if came is not None:
             self.waiting_cards.append((log_id, started, came))
+        parts = loop.create_future() if waits_parts else None
+        if parts is not None:
+            self.waiting_parts.append(parts)
         await asyncio.gather(*gets)
-        if came is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(came, 5)
+        for future in (came, parts):
+            if future is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(future, 5)
         self.shown[log_id] = time.perf_counter()
+
+    def parts_came(self, now: float) -> None:
+        if self.waiting_parts:
+            came = self.waiting_parts.pop(0)
+            if not came.done():
+                came.set_result(now)
 
     def cards_came(self, now: float) -> None:
         if self.waiting_cards:

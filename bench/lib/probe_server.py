@@ -135,8 +135,16 @@ def install() -> None:
     ):
         if hasattr(stream, name):
             wrap(stream, name, "self", area=area)
-    # Extra pushes a checkout may have (the party's rows): counted as renders.
-    for name in ("_home_rows", "_rows_message", "_parts_message"):
+    # Extra pushes a checkout may have (the party's rows, the pushed parts): counted as renders.
+    for name in (
+        "_home_rows",
+        "_rows_message",
+        "_parts_message",
+        "_gm_parts",
+        "_fight_now",
+        "_strip_html",
+        "_feed_html",
+    ):
         if hasattr(stream, name):
             wrap(stream, name, "self", area="fanout: renders")
 
