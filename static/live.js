@@ -246,11 +246,13 @@
   document.body.addEventListener("htmx:responseError", failed);
 
   // An element with no partial of its own, if this page shows it: this page again, keeping
-  // only that element.
+  // only that element. The element is the request's source, so that each part's refetch waits
+  // only for its own: from the body, htmx kept the first and the last of several refetches
+  // sent at once and dropped the others (a second dashboard missed the fight's start).
   function refetchPart(id) {
     if (!document.getElementById(id)) return;
     htmx.ajax("GET", window.location.pathname + window.location.search, {
-      target: "#" + id, select: "#" + id, swap: "outerHTML"
+      source: "#" + id, target: "#" + id, select: "#" + id, swap: "outerHTML"
     });
   }
 
@@ -456,7 +458,7 @@
   function refetchOwn(id) {
     var feed = id === "feed" && document.getElementById("feed");
     if (!feed) { refetchPart(id); return; }
-    htmx.ajax("GET", feed.getAttribute("data-url"), { target: "#feed", swap: "outerHTML" });
+    htmx.ajax("GET", feed.getAttribute("data-url"), { source: "#feed", target: "#feed", swap: "outerHTML" });
   }
   // The parts of this page the stream may push, and which page a fight strip is on (its links).
   function shownParts() {
