@@ -159,6 +159,30 @@ def _admin(base: dict):
     )
 
 
+def _fresh_database(base: dict, name: str) -> str:
+    """A new empty PostgreSQL database `name` beside the tests' one (dropped first if a run
+    left it); its URL."""
+    with _admin(base) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return DATABASE_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+def _drop_database(base: dict, name: str) -> None:
+    with _admin(base) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _stop(proc) -> None:
+    """Stop a served app: asked first, killed after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def _wait_healthy(url: str, proc, log: Path, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -183,10 +207,7 @@ def two_processes(tmp_path_factory):
     base = dj_database_url.parse(DATABASE_URL)
     # One database per pytest-xdist worker ("gw0", "gw1"…), or the workers would share it.
     name = f"{base['NAME']}_live_e2e{os.environ.get('PYTEST_XDIST_WORKER', '')}"
-    with _admin(base) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = DATABASE_URL.rsplit("/", 1)[0] + f"/{name}"
+    url = _fresh_database(base, name)
     env = {**os.environ, "DATABASE_URL": url, "DEBUG": "true", "LOG_LEVEL": "WARNING"}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     manage = [sys.executable, str(ROOT / "manage.py")]
@@ -207,12 +228,7 @@ def two_processes(tmp_path_factory):
         _wait_healthy(urls[i], procs[i], log)
 
     def stop(i: int) -> None:
-        procs[i].terminate()
-        try:
-            procs[i].wait(10)
-        except subprocess.TimeoutExpired:
-            procs[i].kill()
-            procs[i].wait()
+        _stop(procs[i])
 
     try:
         start(0)
@@ -236,8 +252,7 @@ def two_processes(tmp_path_factory):
         for i, proc in enumerate(procs):
             if proc is not None and proc.poll() is None:
                 stop(i)
-        with _admin(base) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _drop_database(base, name)
 
 
 @pytest.fixture

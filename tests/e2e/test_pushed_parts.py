@@ -21,7 +21,16 @@ import dj_database_url
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import DATABASE_URL, ON_POSTGRES, ROOT, _admin, _free_port, _wait_healthy
+from tests.e2e.conftest import (
+    DATABASE_URL,
+    ON_POSTGRES,
+    ROOT,
+    _drop_database,
+    _free_port,
+    _fresh_database,
+    _stop,
+    _wait_healthy,
+)
 from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, confirm, log_in
 
 pytestmark = [pytest.mark.e2e]
@@ -37,10 +46,7 @@ def served(request, tmp_path_factory):
     debug = request.param
     base = dj_database_url.parse(DATABASE_URL)
     name = f"{base['NAME']}_parts_e2e{os.environ.get('PYTEST_XDIST_WORKER', '')}"
-    with _admin(base) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = DATABASE_URL.rsplit("/", 1)[0] + f"/{name}"
+    url = _fresh_database(base, name)
     env = {
         **os.environ,
         "DATABASE_URL": url,
@@ -82,14 +88,8 @@ def served(request, tmp_path_factory):
             url=origin, db=url, campaign_id=campaign_id, character_id=character_id, debug=debug
         )
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        with _admin(base) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _stop(proc)
+        _drop_database(base, name)
 
 
 def _head(db: str) -> int:
