@@ -65,6 +65,8 @@ def test_the_compact_rows_more_draws_the_seldom_used_part_on_a_phone(
     Membership.objects.filter(campaign=campaign, user=gm).update(dashboard_view="compact")
     Character.objects.filter(pk=pc.pk).update(flux=0)
     context, page = _dashboard(browser, live_server, console_errors, campaign, PHONE)
+    # The row's controls wrap on a phone: the page never scrolls sideways (it was 610 px wide).
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     row = page.locator(f"#character-{pc.pk}")
     row.locator("details.row-menu > summary").click()
     menu = row.locator("details.row-menu .menu")
