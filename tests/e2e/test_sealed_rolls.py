@@ -86,6 +86,10 @@ class Tamper:
             return
         response = route.fetch()
         html = response.text()
+        # The sheet's other parts, refetched beside it at once (the proposals), pass untouched.
+        if f'data-sealed-roll="{self.roll_id}"' not in html:
+            route.fulfill(response=response)
+            return
         start = html.index(f'data-sealed-roll="{self.roll_id}"')
         head, tail = html[:start], html[start:]
         tail, changed = re.subn(
