@@ -3,6 +3,7 @@ from dataclasses import replace
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import prefetch_related_objects
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -95,27 +96,65 @@ def character_sheet(request, campaign_id, character_id):
     return player.sheet_response(request, membership, character)
 
 
-def action_fragments(request, membership, result, *, slot, lines, closed_panel=None):
+def action_fragments(request, membership, result, *, slot, lines, closed_panel=None, fresh=False):
     """An action's (or an undo's) htmx answer: its result in `slot`, and every part of the
     page it may have changed (its cards, the clock and scene, the party bar, the log).
 
     All of it is drawn from the campaign as it is after the commit: the membership's campaign
     was read before the service ran, and would show the clock and scene as they were.
+    `fresh`: nothing was written after the service's run (the GM's own action), so the
+    campaign and the character rows the run locked and wrote (`result.campaign`,
+    `result.rows`) are that state, and are drawn without being read again.
     """
-    campaign = Campaign.objects.get(pk=membership.campaign_id)
+    fresh = fresh and result.campaign is not None
+    campaign = result.campaign if fresh else Campaign.objects.get(pk=membership.campaign_id)
     shown = parts.page_parts(request, campaign.pk)
     changed = [pk for pk in result.character_ids if shown.shows_card(pk)]
-    return {
+    # The light list of every character (who may fight, who may die on the clock's way):
+    # read once for the fight section and the party bar's questions.
+    light = None
+    if (shown.fight and not campaign.fight) or shown.party_bar:
+        light = list(
+            Character.objects.filter(campaign=campaign)
+            .order_by(*selectors.DASHBOARD_ORDER)
+            .only("pk", "name", "kind", "vital", "in_play")
+        )
+    context = {
         "campaign": campaign,
         "membership": membership,
         "result": parts.action_result(campaign, result.entries, lines, slot),
         "explanation": lines,
-        "changed_characters": selectors.characters_for_cards(campaign).filter(pk__in=changed),
+        "changed_characters": _changed_cards(campaign, result, changed, fresh),
         "closed_panel": closed_panel,
         "parts": shown,
         "log_entries": selectors.latest_entries(membership) if shown.log else [],
-        "fight_section": selectors.fight_section(campaign) if shown.fight else None,
+        "fight_section": None,
     }
+    if shown.fight:
+        rows = light if not campaign.fight else None  # a running fight reads its combatants
+        context["fight_section"] = selectors.fight_section(campaign, rows)
+    if light:  # the party bar's clock questions (R11) read who is at risk from it
+        context["characters"] = light
+    return context
+
+
+def _changed_cards(campaign, result, changed, fresh) -> list[Character]:
+    """The changed characters as their cards read them, in the dashboard's order: the rows
+    the action wrote when `fresh` (their requests read again: the action may have asked one,
+    R34), the others read."""
+    kept = (result.rows or {}) if fresh else {}
+    reused = [kept[str(pk)] for pk in changed if str(pk) in kept]
+    if reused:
+        prefetch_related_objects(reused, selectors.card_requests_prefetch())
+    missing = [pk for pk in changed if str(pk) not in kept]
+    read = list(selectors.characters_for_cards(campaign).filter(pk__in=missing)) if missing else []
+    if not reused:
+        return read
+    cards = {c.pk: c for c in [*reused, *read]}
+    if len(cards) == 1:
+        return list(cards.values())
+    # The database's collation orders the names, as the dashboard's own read does.
+    return [cards[pk] for pk in selectors.in_dashboard_order(cards)]
 
 
 @login_required
@@ -202,6 +241,7 @@ def _after_action(request, membership, result, character=None):
             slot=slot,
             lines=explanation(result.outcome),
             closed_panel=slot,
+            fresh=True,
         )
         return render(request, "play/_action_result.html", context)
     for line in explanation(result.outcome):
@@ -268,6 +308,7 @@ def _after_group_action(request, membership, result):
         # The lines about nobody in particular; each character's are in their own outcome.
         lines=parts.group_lines(result.outcome),
         closed_panel=parts.GROUP,
+        fresh=True,
     )
     context["result"] = replace(context["result"], group=parts.group_outcomes(result.outcome, keys))
     return render(request, "play/_action_result.html", context)

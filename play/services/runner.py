@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
 from campaign.models import Campaign
@@ -46,6 +46,13 @@ class Result:
     character_ids: list[int]
     # R34: the roll requests the action made (a rules roll left to a player).
     requests: tuple[RollRequest, ...] = ()
+    # The campaign and the character rows as the action locked and wrote them, for the answer
+    # to draw its cards and bars from without reading them again (None: read them). `rows`
+    # holds only the rows whose conditions, sequels and illness the action left as they were
+    # read (their prefetched sets still true); `campaign` is None when anything ran after
+    # the action's own write (a waiting roll that lapsed).
+    campaign: Campaign | None = None
+    rows: dict[str, Character] | None = None
 
 
 class UnusedTypedDice(engine.RuleError):
@@ -148,16 +155,22 @@ def run(
     if character_ids is not None:
         character_ids = list(character_ids)
     if campaign_id is None:
-        campaign_id = Character.objects.values_list("campaign_id", flat=True).get(
-            pk=character_ids[0]
+        # The first character's campaign, read in the locking query itself.
+        campaign_id = Subquery(
+            Character.objects.filter(pk=character_ids[0]).values("campaign_id")[:1]
         )
     with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
+        # Locked, with whether a rules roll waits in it (R34: only then may one lapse below).
+        campaign = (
+            Campaign.objects.select_for_update()
+            .annotate(rules_roll_waits=Exists(_pending_rules_rolls(OuterRef("pk"))))
+            .get(pk=campaign_id)
+        )
         if fighting and character_ids is not None and campaign.fight:
             character_ids = [*character_ids, *map(int, campaign.fight["order"])]
         if holds_clock:
             require_clock_free(campaign, actor)
-        rows = locked_rows(campaign, character_ids)
+        rows = locked_rows(campaign, character_ids, cards=True)
         old = rows_state.campaign_state(campaign, rows.values())
         rng = dice_source(dice, then_server=True) if then_server else dice_source(dice)
         if ask_players is None:
@@ -192,10 +205,40 @@ def run(
         )
         if entries:
             # Inside the transaction: delivered only once it commits (journal/events.py).
-            publish(campaign.pk, changed, entries[-1].pk)
-        # R34: what this action changed may leave a waiting rules roll no longer due.
-        stale_requests_lapse(campaign_id=campaign.pk, actor=actor, character_ids=rows)
-    return Result(outcome, entries, changed, tuple(asked))
+            # The batch is these entries: whether one is the campaign's is known here.
+            of_campaign = any(e.character_id is None for e in entries)
+            publish(campaign.pk, changed, entries[-1].pk, changes_campaign=of_campaign)
+        # R34: what this action changed may leave a waiting rules roll no longer due (none
+        # can when none waited and the action asked none).
+        lapsed = []
+        if asked or campaign.rules_roll_waits:
+            lapsed = stale_requests_lapse(campaign_id=campaign.pk, actor=actor, character_ids=rows)
+    if lapsed:  # the lapses wrote after the action: its rows are no longer the state
+        return Result(outcome, entries, changed, tuple(asked))
+    before = {c.key: c for c in old.characters}
+    kept = {
+        after.key: rows[after.key]
+        for after in outcome.state.characters
+        if _same_related(before.get(after.key), after) and after.key in rows
+    }
+    return Result(outcome, entries, changed, tuple(asked), campaign=campaign, rows=kept)
+
+
+def _same_related(old: engine.CharacterState | None, new: engine.CharacterState) -> bool:
+    """Whether the action left a character's conditions, sequels and illness as they were
+    read (rows_state.save_state rewrites those rows apart: the row's prefetched ones would
+    be stale)."""
+    return old is not None and (old.conditions, old.sequels, old.illness) == (
+        new.conditions,
+        new.sequels,
+        new.illness,
+    )
+
+
+def _pending_rules_rolls(campaign_id):
+    return RollRequest.objects.filter(
+        campaign_id=campaign_id, status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS)
+    )
 
 
 def _name_proposer(drafts: list[audit.Draft], proposer: str) -> None:
@@ -225,11 +268,18 @@ def _seats_moved(before: engine.Fight | None, after: engine.Fight | None) -> set
     return {int(key) for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
 
 
-def locked_rows(campaign: Campaign, character_ids=None, *, lock=True) -> dict[str, Character]:
+def locked_rows(
+    campaign: Campaign, character_ids=None, *, lock=True, cards=False
+) -> dict[str, Character]:
     """The campaign's characters (all, or those ids) locked for this transaction, keyed as
     the engine keys them, with what the engine's state needs loaded (`lock=False`: read
-    only, for odds)."""
+    only, for odds). `cards`: with what a card reads besides (its owner, the proposals
+    waiting), so that the action's answer draws its cards from these rows."""
     rows = Character.objects.all()
+    if cards:
+        from play.selectors import PENDING_PROPOSALS  # play.selectors imports the services
+
+        rows = rows.select_related("owner").annotate(pending_proposals=PENDING_PROPOSALS)
     if lock:
         # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the outer join
         # that select_related("illness") adds.
@@ -363,9 +413,7 @@ def stale_requests_lapse(
     longer in the situation that made it due. The request ends as lapsed, logged, nobody
     rolls; a clock stopped at it goes on from where it stopped (and may stop again), then
     the action that moved it ends. No state leaves a request that nobody can close."""
-    pending = RollRequest.objects.filter(
-        campaign_id=campaign_id, status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS)
-    )
+    pending = _pending_rules_rolls(campaign_id)
     if character_ids is not None:
         pending = pending.filter(character_id__in=[int(pk) for pk in character_ids])
     ids = list(pending.values_list("pk", flat=True))
