@@ -39,6 +39,12 @@ def setup(app: Path) -> None:
     import django
 
     django.setup()
+    from django.db import connection
+
+    if connection.vendor != "sqlite":  # SQLite: in memory
+        # A test database of its own (not the one a test run beside it may be using).
+        name = connection.settings_dict["NAME"]
+        connection.settings_dict["TEST"]["NAME"] = f"test_{name}_bench_post"
 
 
 def make_campaign():

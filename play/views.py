@@ -15,6 +15,7 @@ from django_htmx.http import reswap, retarget
 from campaign import services as campaign_services
 from campaign.models import Campaign, DashboardView
 from campaign.permissions import can_see_full_sheet, get_gm_membership, get_membership
+from characters import state as rows_state
 from characters.models import Character
 from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
@@ -22,6 +23,7 @@ from play import parts, player, selectors, services
 from play.actions import ACTIONS, GROUP_ACTIONS, PARTY_ACTIONS, CheckForm
 from play.cards import CARDS, preload, request_csrf_input, shown_view
 from play.forms import CharacterForm
+from play.requests import PREFETCHED
 from rules.engine import DiceScriptExhausted, RuleError
 from rules.engine import percent_text as engine_percent
 
@@ -109,11 +111,13 @@ def action_fragments(request, membership, result, *, slot, lines, closed_panel=N
     fresh = fresh and result.campaign is not None
     campaign = result.campaign if fresh else Campaign.objects.get(pk=membership.campaign_id)
     shown = parts.page_parts(request, campaign.pk)
+    if fresh and shown.fight and _fight_section_same(result):
+        shown = replace(shown, fight=False)  # the page's section is still true
     changed = [pk for pk in result.character_ids if shown.shows_card(pk)]
-    # The light list of every character (who may fight, who may die on the clock's way):
-    # read once for the fight section and the party bar's questions.
+    # The light list of every character (who may start a fight), read once for the fight
+    # section and, when the page has the bar, for who may die on the clock's way (R11).
     light = None
-    if (shown.fight and not campaign.fight) or shown.party_bar:
+    if shown.fight and not campaign.fight:
         light = list(
             Character.objects.filter(campaign=campaign)
             .order_by(*selectors.DASHBOARD_ORDER)
@@ -138,12 +142,29 @@ def action_fragments(request, membership, result, *, slot, lines, closed_panel=N
     return context
 
 
+def _fight_section_same(result) -> bool:
+    """Whether the fight section (R33) reads as it did before the action: no fight before or
+    after it, and who may start one unchanged (the same characters, none fell dead or came
+    back, no name nor place at the table changed)."""
+    old, new = result.before, result.outcome.state
+    if old is None or new is None or old.fight is not None or new.fight is not None:
+        return False
+    if any(change.field in rows_state.SHEET_FIELDS for change in result.outcome.changes):
+        return False
+    seen = {c.key: (c.vital, c.name) for c in old.characters}
+    return seen == {c.key: (c.vital, c.name) for c in new.characters}
+
+
 def _changed_cards(campaign, result, changed, fresh) -> list[Character]:
     """The changed characters as their cards read them, in the dashboard's order: the rows
-    the action wrote when `fresh` (their requests read again: the action may have asked one,
-    R34), the others read."""
+    the action wrote when `fresh` (their requests read again, R34: the action may have asked
+    one; unless they had none and it asked none), the others read."""
     kept = (result.rows or {}) if fresh else {}
     reused = [kept[str(pk)] for pk in changed if str(pk) in kept]
+    if not result.requests:
+        for row in reused:
+            if not row.has_requests:  # none before the action, and it asked none
+                setattr(row, PREFETCHED, [])
     if reused:
         prefetch_related_objects(reused, selectors.card_requests_prefetch())
     missing = [pk for pk in changed if str(pk) not in kept]

@@ -53,6 +53,8 @@ class Result:
     # the action's own write (a waiting roll that lapsed).
     campaign: Campaign | None = None
     rows: dict[str, Character] | None = None
+    # The engine's state before the action (with `campaign`): what the answer compares.
+    before: engine.CampaignState | None = None
 
 
 class UnusedTypedDice(engine.RuleError):
@@ -160,12 +162,7 @@ def run(
             Character.objects.filter(pk=character_ids[0]).values("campaign_id")[:1]
         )
     with transaction.atomic():
-        # Locked, with whether a rules roll waits in it (R34: only then may one lapse below).
-        campaign = (
-            Campaign.objects.select_for_update()
-            .annotate(rules_roll_waits=Exists(_pending_rules_rolls(OuterRef("pk"))))
-            .get(pk=campaign_id)
-        )
+        campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
         if fighting and character_ids is not None and campaign.fight:
             character_ids = [*character_ids, *map(int, campaign.fight["order"])]
         if holds_clock:
@@ -209,9 +206,9 @@ def run(
             of_campaign = any(e.character_id is None for e in entries)
             publish(campaign.pk, changed, entries[-1].pk, changes_campaign=of_campaign)
         # R34: what this action changed may leave a waiting rules roll no longer due (none
-        # can when none waited and the action asked none).
+        # can when none of its characters had one waiting and the action asked none).
         lapsed = []
-        if asked or campaign.rules_roll_waits:
+        if asked or any(row.rules_roll_waits for row in rows.values()):
             lapsed = stale_requests_lapse(campaign_id=campaign.pk, actor=actor, character_ids=rows)
     if lapsed:  # the lapses wrote after the action: its rows are no longer the state
         return Result(outcome, entries, changed, tuple(asked))
@@ -221,7 +218,7 @@ def run(
         for after in outcome.state.characters
         if _same_related(before.get(after.key), after) and after.key in rows
     }
-    return Result(outcome, entries, changed, tuple(asked), campaign=campaign, rows=kept)
+    return Result(outcome, entries, changed, tuple(asked), campaign=campaign, rows=kept, before=old)
 
 
 def _same_related(old: engine.CharacterState | None, new: engine.CharacterState) -> bool:
@@ -232,12 +229,6 @@ def _same_related(old: engine.CharacterState | None, new: engine.CharacterState)
         new.conditions,
         new.sequels,
         new.illness,
-    )
-
-
-def _pending_rules_rolls(campaign_id):
-    return RollRequest.objects.filter(
-        campaign_id=campaign_id, status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS)
     )
 
 
@@ -279,7 +270,18 @@ def locked_rows(
     if cards:
         from play.selectors import PENDING_PROPOSALS  # play.selectors imports the services
 
-        rows = rows.select_related("owner").annotate(pending_proposals=PENDING_PROPOSALS)
+        # Read once the campaign is locked (a statement of its own, so it sees every write
+        # committed before the lock): whether a rules roll waits for the character (R34: only
+        # then may one lapse after the action), and whether it has any request at all (its
+        # card lists them).
+        requests = RollRequest.objects.filter(character=OuterRef("pk"))
+        rows = rows.select_related("owner").annotate(
+            pending_proposals=PENDING_PROPOSALS,
+            rules_roll_waits=Exists(
+                requests.filter(status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS))
+            ),
+            has_requests=Exists(requests),
+        )
     if lock:
         # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the outer join
         # that select_related("illness") adds.
@@ -413,7 +415,9 @@ def stale_requests_lapse(
     longer in the situation that made it due. The request ends as lapsed, logged, nobody
     rolls; a clock stopped at it goes on from where it stopped (and may stop again), then
     the action that moved it ends. No state leaves a request that nobody can close."""
-    pending = _pending_rules_rolls(campaign_id)
+    pending = RollRequest.objects.filter(
+        campaign_id=campaign_id, status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS)
+    )
     if character_ids is not None:
         pending = pending.filter(character_id__in=[int(pk) for pk in character_ids])
     ids = list(pending.values_list("pk", flat=True))

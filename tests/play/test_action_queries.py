@@ -1,0 +1,74 @@
+"""The queries of a GM's quick action from the dashboard, locked so that they cannot creep
+back (issue 26: a GM action costs too much; bench/post.py measures it).
+
+Each answer is drawn from the rows the action locked and wrote (play/services/runner.py,
+play/views.py action_fragments): the campaign, the acted card and the bars are not read
+again. Counted as Django counts them, the transaction's BEGIN and COMMIT, the session and
+the user included. Before this work: damage, heal and Flux 30, a test 27.
+"""
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from characters.models import Character
+from journal.models import AuditEntry
+from tests.play.steps import from_dashboard
+
+# The view: session, user, membership, character. The action: BEGIN, the campaign locked,
+# its rows, their conditions and sequels, UPDATE, the log's head, the entry (a test: its
+# roll), the chart's point, its hour read and written (a changed PV or Flux), the live
+# event, COMMIT. The answer: the log panel (2), who is at risk on the clock's way (R11).
+LIMITS = {"damage": 20, "heal": 20, "spend_flux": 20, "check": 18}
+BODIES = {
+    "damage": {"amount": "3"},
+    "heal": {"amount": "1"},
+    "spend_flux": {"amount": "1"},
+    "check": {"stat": "VAI", "difficulty": "10", "dice": "14"},
+}
+
+
+@pytest.mark.parametrize("name", LIMITS)
+def test_a_quick_action_from_the_dashboard_stays_within_its_queries(gm_client, world, name):
+    if name == "heal":
+        Character.objects.filter(pk=world.pc.pk).update(pv=5)
+    url = reverse("character_action", args=[world.campaign.pk, world.pc.pk, name])
+    assert gm_client.get(reverse("campaign", args=[world.campaign.pk])).status_code == 200
+    # An action before: the play session is open (the first entry after a pause opens one).
+    other = reverse("character_action", args=[world.campaign.pk, world.npc.pk, "damage"])
+    warm = {"amount": "1", "visibility": "everyone"}
+    assert gm_client.post(other, warm, **from_dashboard(world)).status_code == 200
+    before = AuditEntry.objects.count()
+    with CaptureQueriesContext(connection) as queries:
+        response = gm_client.post(
+            url, {"visibility": "everyone", **BODIES[name]}, **from_dashboard(world)
+        )
+    assert response.status_code == 200
+    content = response.content.decode()
+    # The whole answer still: the result, the acted card as written, the log.
+    assert 'data-testid="explanation"' in content
+    card = re.search(rf'<article[^>]*id="character-{world.pc.pk}"[^>]*>', content)
+    assert card and "hx-swap-oob" in card.group(0)
+    version = Character.objects.get(pk=world.pc.pk).version
+    assert f'data-version="{version}"' in card.group(0)
+    assert re.search(r'id="roll-log"[^>]*hx-swap-oob="true"', content)
+    assert re.search(r'id="party-bar"[^>]*hx-swap-oob="true"', content)
+    assert AuditEntry.objects.count() > before  # every write logged
+    assert len(queries) <= LIMITS[name], "\n".join(q["sql"][:120] for q in queries)
+
+
+def test_the_answer_draws_the_card_from_the_state_written_even_when_conditions_change(
+    gm_client, world
+):
+    """A change of conditions (R26) is written beside the row: the card is read again, and
+    shows the condition the action added."""
+    url = reverse("character_action", args=[world.campaign.pk, world.pc.pk, "add_condition"])
+    response = gm_client.post(
+        url, {"visibility": "everyone", "kind": "gene"}, **from_dashboard(world)
+    )
+    assert response.status_code == 200
+    card = response.content.decode().split(f'id="character-{world.pc.pk}"', 1)[1]
+    assert "Gêné" in card.split("</article>", 1)[0]
