@@ -139,6 +139,10 @@ def action_fragments(request, membership, result, *, slot, lines, closed_panel=N
         context["fight_section"] = selectors.fight_section(campaign, rows)
     if light:  # the party bar's clock questions (R11) read who is at risk from it
         context["characters"] = light
+    elif fresh and shown.party_bar and result.clock_at_risk is False and result.rows:
+        # Nobody at risk, as the action's read told: the rows it wrote say so to the bar's
+        # questions (they ask the database when given no rows).
+        context["characters"] = list(result.rows.values())
     return context
 
 

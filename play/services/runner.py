@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Subquery
+from django.db.models import Exists, F, OuterRef, Subquery, Value
 from django.utils import timezone
 
 from campaign.models import Campaign
@@ -55,6 +55,9 @@ class Result:
     rows: dict[str, Character] | None = None
     # The engine's state before the action (with `campaign`): what the answer compares.
     before: engine.CampaignState | None = None
+    # Whether anyone in the campaign is, after the action, where the clock may kill them
+    # (R10, R11: coma, borrowed time), known without a read (with `campaign`; else None).
+    clock_at_risk: bool | None = None
 
 
 class UnusedTypedDice(engine.RuleError):
@@ -167,7 +170,7 @@ def run(
             character_ids = [*character_ids, *map(int, campaign.fight["order"])]
         if holds_clock:
             require_clock_free(campaign, actor)
-        rows = locked_rows(campaign, character_ids, cards=True)
+        rows = locked_rows(campaign, character_ids, cards=True, others=character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
         rng = dice_source(dice, then_server=True) if then_server else dice_source(dice)
         if ask_players is None:
@@ -218,7 +221,19 @@ def run(
         for after in outcome.state.characters
         if _same_related(before.get(after.key), after) and after.key in rows
     }
-    return Result(outcome, entries, changed, tuple(asked), campaign=campaign, rows=kept, before=old)
+    from play.parts import AT_RISK
+
+    at_risk = any(row.at_risk_elsewhere or row.vital in AT_RISK for row in rows.values())
+    return Result(
+        outcome,
+        entries,
+        changed,
+        tuple(asked),
+        campaign=campaign,
+        rows=kept,
+        before=old,
+        clock_at_risk=at_risk,
+    )
 
 
 def _same_related(old: engine.CharacterState | None, new: engine.CharacterState) -> bool:
@@ -260,15 +275,19 @@ def _seats_moved(before: engine.Fight | None, after: engine.Fight | None) -> set
 
 
 def locked_rows(
-    campaign: Campaign, character_ids=None, *, lock=True, cards=False
+    campaign: Campaign, character_ids=None, *, lock=True, cards=False, others=None
 ) -> dict[str, Character]:
     """The campaign's characters (all, or those ids) locked for this transaction, keyed as
     the engine keys them, with what the engine's state needs loaded (`lock=False`: read
     only, for odds). `cards`: with what a card reads besides (its owner, the proposals
-    waiting), so that the action's answer draws its cards from these rows."""
+    waiting) and whether a character outside `others` (None: the whole campaign read here)
+    is where the clock may kill (`at_risk_elsewhere`), so that the action's answer draws its
+    cards and its party bar from these rows."""
     rows = Character.objects.all()
     if cards:
-        from play.selectors import PENDING_PROPOSALS  # play.selectors imports the services
+        # play.selectors and play.parts import the services.
+        from play.parts import AT_RISK
+        from play.selectors import PENDING_PROPOSALS
 
         # Read once the campaign is locked (a statement of its own, so it sees every write
         # committed before the lock): whether a rules roll waits for the character (R34: only
@@ -281,6 +300,15 @@ def locked_rows(
                 requests.filter(status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS))
             ),
             has_requests=Exists(requests),
+            at_risk_elsewhere=(
+                Exists(
+                    Character.objects.filter(campaign=campaign, vital__in=AT_RISK).exclude(
+                        pk__in=list(others)
+                    )
+                )
+                if others is not None
+                else Value(False)
+            ),
         )
     if lock:
         # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the outer join
