@@ -32,11 +32,13 @@ OFFLINE_COPY_HEADER = "X-Offline-Copy"
 
 
 def campaign_character(membership, character_id) -> Character:
-    return get_object_or_404(
-        Character.objects.select_related("campaign", "owner"),
+    character = get_object_or_404(
+        Character.objects.select_related("owner"),
         pk=character_id,
         campaign_id=membership.campaign_id,
     )
+    character.campaign = membership.campaign  # read with the membership: not joined again
+    return character
 
 
 @login_required

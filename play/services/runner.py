@@ -26,6 +26,7 @@ from journal.events import publish
 from journal.models import AuditEntry
 from journal.texts import de
 from play.models import RequestKind, RequestStatus, RollRequest
+from play.reads import AT_RISK, PENDING_PROPOSALS
 from play.services.asking import (
     REQUEST_LABELS,
     RULES_ROLL_KINDS,
@@ -221,8 +222,6 @@ def run(
         for after in outcome.state.characters
         if _same_related(before.get(after.key), after) and after.key in rows
     }
-    from play.parts import AT_RISK
-
     at_risk = any(row.at_risk_elsewhere or row.vital in AT_RISK for row in rows.values())
     return Result(
         outcome,
@@ -285,10 +284,6 @@ def locked_rows(
     cards and its party bar from these rows."""
     rows = Character.objects.all()
     if cards:
-        # play.selectors and play.parts import the services.
-        from play.parts import AT_RISK
-        from play.selectors import PENDING_PROPOSALS
-
         # Read once the campaign is locked (a statement of its own, so it sees every write
         # committed before the lock): whether a rules roll waits for the character (R34: only
         # then may one lapse after the action), and whether it has any request at all (its
