@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Subquery, Value
+from django.db.models import Exists, F, OuterRef, Subquery, Value, prefetch_related_objects
 from django.utils import timezone
 
 from campaign.models import Campaign
 from characters import state as rows_state
-from characters.models import Character
+from characters.models import Character, Condition, Sequel
 from journal import audit
 from journal.events import publish
 from journal.models import AuditEntry
@@ -309,15 +309,37 @@ def locked_rows(
         # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the outer join
         # that select_related("illness") adds.
         rows = rows.select_for_update(of=("self",))
+    # Whether each has conditions and sequels, in the row's own query: those read apart only
+    # for the rows that have some (most have none: no query then).
     rows = (
         rows.filter(campaign=campaign)
         .order_by("pk")
         .select_related("illness")
-        .prefetch_related("conditions", "sequels")
+        .annotate(
+            has_conditions=Exists(Condition.objects.filter(character=OuterRef("pk"))),
+            has_sequels=Exists(Sequel.objects.filter(character=OuterRef("pk"))),
+        )
     )
     if character_ids is not None:
         rows = rows.filter(pk__in=list(character_ids))
-    return {str(row.pk): row for row in rows}
+    found = list(rows)
+    for name in ("conditions", "sequels"):
+        some = [row for row in found if getattr(row, f"has_{name}")]
+        for row in found:
+            if not getattr(row, f"has_{name}"):
+                _prefetched_empty(row, name)
+        prefetch_related_objects(some, name)
+    return {str(row.pk): row for row in found}
+
+
+def _prefetched_empty(row: Character, name: str) -> None:
+    """The row's `name` set known empty, as `prefetch_related` leaves a set it read empty."""
+    empty = getattr(row, name).all()
+    empty._result_cache = []
+    empty._prefetch_done = True
+    if not hasattr(row, "_prefetched_objects_cache"):
+        row._prefetched_objects_cache = {}
+    row._prefetched_objects_cache[name] = empty
 
 
 def on_character(

@@ -19,11 +19,12 @@ from journal.models import AuditEntry
 from tests.play.steps import from_dashboard
 
 # The view: session, user, membership, character. The action: BEGIN, the campaign locked,
-# its rows, their conditions and sequels, UPDATE, the log's head, the entry (a test: its
-# roll), the chart's point, its hour read and written (a changed PV or Flux), the live
-# event, COMMIT. The answer: the log panel (2). (Who is at risk on the clock's way, R11, is
-# read with the rows; the fight section is not drawn again when nothing it shows changed.)
-LIMITS = {"damage": 19, "heal": 19, "spend_flux": 19, "check": 17}
+# its rows (with whether they have conditions, sequels, requests: none here, so none read),
+# UPDATE, the log's head, the entry (a test: its roll), the chart's point, its hour read and
+# written (a changed PV or Flux), the live event, COMMIT. The answer: the log panel (2).
+# (Who is at risk on the clock's way, R11, is read with the rows; the fight section is not
+# drawn again when nothing it shows changed.)
+LIMITS = {"damage": 17, "heal": 17, "spend_flux": 17, "check": 15}
 BODIES = {
     "damage": {"amount": "3"},
     "heal": {"amount": "1"},
@@ -73,3 +74,23 @@ def test_the_answer_draws_the_card_from_the_state_written_even_when_conditions_c
     assert response.status_code == 200
     card = response.content.decode().split(f'id="character-{world.pc.pk}"', 1)[1]
     assert "Gêné" in card.split("</article>", 1)[0]
+
+
+def test_a_character_with_conditions_and_sequels_is_read_with_them(gm_client, world):
+    """Conditions and sequels are read apart only for the rows that have some: the engine
+    and the card see them (R26: Gêné, a sequel's malus)."""
+    from characters.models import Condition, Sequel
+
+    Condition.objects.create(character=world.pc, kind="gene", cause="gm")
+    Sequel.objects.create(character=world.pc, stat="VAI", cause="Une toux sanglante", d6=5)
+    url = reverse("character_action", args=[world.campaign.pk, world.pc.pk, "damage"])
+    response = gm_client.post(
+        url, {"visibility": "everyone", "amount": "5"}, **from_dashboard(world)
+    )
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert f'id="character-{world.pc.pk}"' in content, content[:3000]
+    card = content.split(f'id="character-{world.pc.pk}"', 1)[1]
+    card = card.split("</article>", 1)[0]
+    assert "Gêné" in card and "Une toux sanglante" in card
+    assert Condition.objects.filter(character=world.pc).count() == 1  # kept as it was
