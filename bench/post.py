@@ -1,7 +1,7 @@
 """What one GM quick action costs in its own request: wall time, CPU and SQL queries, in process.
 
 Run: `.venv/bin/python bench/post.py [--app PATH]` (SQLite in memory by default; with
-DATABASE_URL=postgres://… a throwaway `test_<name>` database, dropped at the end, as
+DATABASE_URL=postgres://… a throwaway `test_<name>_bench_post` database, dropped at the end, as
 bench/dashboard.py does). `--app` measures another checkout (e.g. /work/main) with this
 script: its code is imported instead of this one's.
 
@@ -10,7 +10,8 @@ clicks, from the dashboard (htmx headers, HX-Current-URL the dashboard), the car
 turn: Damage 1, Heal 1, Spend Flux 1, Restore Flux 1 and a Test (typed-in die, R9), each on the
 next character, through Django's test client (middleware, session, CSRF off as the client
 does). Each answer must hold the acted card out of band and the result. Per kind of action:
-median wall ms, median CPU ms (this thread's) and the queries of one request. Then a second
+median wall ms, median CPU ms (this thread's), the queries of one request (BEGIN and COMMIT,
+the session and the user counted) and the answer's median size. Then a second
 pass with probes (bench/lib/probe_server.py's, wrapped around the ORM's SQL, the templates,
 the engine and the audit log) splits the CPU of the POST by area. The last line is the
 headline.
@@ -111,17 +112,19 @@ def measure(client, campaign, ids, stat, headers):
         one(client, campaign, character, kind, stat, headers)
     wall = {k: [] for k in KINDS}
     cpu = {k: [] for k in KINDS}
+    size = {k: [] for k in KINDS}
     for character, kind in plan(ids, REQUESTS * len(KINDS)):
         start, start_cpu = time.perf_counter(), time.thread_time()
-        one(client, campaign, character, kind, stat, headers)
+        response = one(client, campaign, character, kind, stat, headers)
         cpu[kind].append(time.thread_time() - start_cpu)
         wall[kind].append(time.perf_counter() - start)
+        size[kind].append(len(response.content))
     queries = {}
     for character, kind in plan(ids, len(KINDS)):
         with CaptureQueriesContext(connection) as captured:
             one(client, campaign, character, kind, stat, headers)
         queries[kind] = len(captured)
-    return wall, cpu, queries
+    return wall, cpu, queries, size
 
 
 def split(client, campaign, ids, stat, headers) -> tuple[dict[str, float], int]:
@@ -175,11 +178,12 @@ def main() -> int:
             f"app: {args.app.resolve()}; database: {connection.vendor}; {CHARACTERS} characters; "
             f"{REQUESTS} requests per kind of action, one at a time"
         )
-        wall, cpu, queries = measure(client, campaign, ids, stat, headers)
+        wall, cpu, queries, size = measure(client, campaign, ids, stat, headers)
         for kind in KINDS:
             print(
                 f"  {kind:<13} median {statistics.median(wall[kind]) * 1000:6.2f} ms, "
-                f"CPU {statistics.median(cpu[kind]) * 1000:6.2f} ms, {queries[kind]:3} queries"
+                f"CPU {statistics.median(cpu[kind]) * 1000:6.2f} ms, {queries[kind]:3} queries, "
+                f"answer {int(statistics.median(size[kind]))} bytes"
             )
         areas, count = split(client, campaign, ids, stat, headers)
         total = sum(areas.values())
