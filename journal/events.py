@@ -171,10 +171,16 @@ def _changes_campaign(log_id: int) -> bool:
     return AuditEntry.objects.filter(batch__in=batch, character__isnull=True).exists()
 
 
-def publish(campaign_id: int, character_ids, log_id: int) -> None:
+def publish(
+    campaign_id: int, character_ids, log_id: int, *, changes_campaign: bool | None = None
+) -> None:
     """Announce the batch ending at entry `log_id`, written in the current transaction, for
-    delivery once it commits. Call it inside the transaction (after commit works too)."""
-    event = Event(campaign_id, tuple(character_ids), log_id, _changes_campaign(log_id))
+    delivery once it commits. Call it inside the transaction (after commit works too).
+    `changes_campaign`: whether the batch has entries of the campaign itself, when the
+    writer holds the whole batch (else read)."""
+    if changes_campaign is None:
+        changes_campaign = _changes_campaign(log_id)
+    event = Event(campaign_id, tuple(character_ids), log_id, changes_campaign)
     transport().publish(event)
 
 

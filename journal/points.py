@@ -179,8 +179,10 @@ def _sum_hours(points: Iterable) -> list[tuple]:
 _SUMMED_ROW = ("character_id", "field", "visibility", "value", "game_time", "entry_id", "moment")
 
 
-def _resum(campaign_id: int, keys: set[tuple]) -> None:
-    """Sum again the hours `keys` from the kept rows (an action's or an undo's few hours)."""
+def _resum(campaign_id: int, keys: set[tuple], *, added: bool = False) -> None:
+    """Sum again the hours `keys` from the kept rows (an action's or an undo's few hours).
+    `added`: each of those hours only gained rows (an action, no undo), so each still has
+    its sum: written over the old one in place (one upsert), none to delete."""
     if not keys:
         return
     where = Q(pk__in=[])
@@ -191,11 +193,21 @@ def _resum(campaign_id: int, keys: set[tuple]) -> None:
         start = datetime.fromtimestamp(hour * HOUR, UTC)
         end = datetime.fromtimestamp((hour + 1) * HOUR, UTC)
         rows |= key & Q(game_time__gte=start, game_time__lt=end)
-    ChartHour.objects.filter(campaign_id=campaign_id).filter(where).delete()
+    if not added:
+        ChartHour.objects.filter(campaign_id=campaign_id).filter(where).delete()
     points = ChartPoint.objects.filter(campaign_id=campaign_id, value__isnull=False).filter(rows)
-    ChartHour.objects.bulk_create(
+    summed = [
         ChartHour(campaign_id=campaign_id, **dict(zip(_HOUR_FIELDS, row, strict=True)))
         for row in _sum_hours(points.values_list(*_SUMMED_ROW))
+    ]
+    if not added:
+        ChartHour.objects.bulk_create(summed)
+        return
+    ChartHour.objects.bulk_create(
+        summed,
+        update_conflicts=True,
+        unique_fields=("character", "field", "visibility", "hour"),  # "chart_hours_unique"
+        update_fields=_HOUR_FIELDS[4:],
     )
 
 
@@ -224,7 +236,7 @@ def record(campaign, written: Iterable[AuditEntry], before: Standing | None) -> 
             rows.extend(_chartable(entries))
     if rows:
         hours |= _create(campaign.pk, rows)
-    _resum(campaign.pk, hours)
+    _resum(campaign.pk, hours, added=before is None)
 
 
 def rebuild(campaign) -> None:

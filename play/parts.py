@@ -22,6 +22,7 @@ from journal.texts import current_language, explanation, undo_question
 from journal.visibility import visible_entries
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
+from play.reads import AT_RISK
 from play.selectors import proposals_waiting
 from play.services import FORECASTS, clock_risks
 from rules.engine.text import without_rule_ids
@@ -354,9 +355,6 @@ def proposals_list(campaign, *, error_for=None, error=None, oob=False) -> dict:
         "oob": oob,
     }
 
-
-# The vital states the clock may kill in (R10, R11: `engine.may_die_on_the_clock`).
-AT_RISK = ("coma", "borrowed_time")
 
 # The party bar's quick clock buttons, by the value they send, as `clock_forecast` takes them.
 QUICK_CLOCK = {"10": {"minutes": 10}, "60": {"minutes": 60}, "morning": {"to_morning": True}}

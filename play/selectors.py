@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, OuterRef, Subquery
-from django.db.models.functions import Coalesce
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -17,6 +15,7 @@ from journal import standing
 from journal.visibility import visible_entries
 from play.actions import ACTIONS, QUICK_ACTIONS
 from play.models import Proposal, ProposalStatus, RequestKind
+from play.reads import PENDING_PROPOSALS
 from play.requests import PREFETCHED, card_requests, card_requests_prefetch
 from rules import engine
 from rules.engine import text as engine_text
@@ -342,19 +341,6 @@ def in_dashboard_order(character_ids) -> list[int]:
         .order_by(*DASHBOARD_ORDER)
         .values_list("pk", flat=True)
     )
-
-
-_pending_count = (
-    Proposal.objects.filter(character=OuterRef("pk"), status=ProposalStatus.PENDING)
-    .order_by()
-    .values("character")
-    .annotate(n=Count("pk"))
-    .values("n")
-)
-
-
-# How many of a character's proposals wait, as an annotation (read in the row's own query).
-PENDING_PROPOSALS = Coalesce(Subquery(_pending_count), 0)
 
 
 def pending_proposals(character: Character) -> int:

@@ -3,6 +3,7 @@ from dataclasses import replace
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import prefetch_related_objects
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,6 +15,7 @@ from django_htmx.http import reswap, retarget
 from campaign import services as campaign_services
 from campaign.models import Campaign, DashboardView
 from campaign.permissions import can_see_full_sheet, get_gm_membership, get_membership
+from characters import state as rows_state
 from characters.models import Character
 from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
@@ -21,6 +23,7 @@ from play import parts, player, selectors, services
 from play.actions import ACTIONS, GROUP_ACTIONS, PARTY_ACTIONS, CheckForm
 from play.cards import CARDS, preload, request_csrf_input, shown_view
 from play.forms import CharacterForm
+from play.requests import PREFETCHED
 from rules.engine import DiceScriptExhausted, RuleError
 from rules.engine import percent_text as engine_percent
 
@@ -29,11 +32,13 @@ OFFLINE_COPY_HEADER = "X-Offline-Copy"
 
 
 def campaign_character(membership, character_id) -> Character:
-    return get_object_or_404(
-        Character.objects.select_related("campaign", "owner"),
+    character = get_object_or_404(
+        Character.objects.select_related("owner"),
         pk=character_id,
         campaign_id=membership.campaign_id,
     )
+    character.campaign = membership.campaign  # read with the membership: not joined again
+    return character
 
 
 @login_required
@@ -95,27 +100,88 @@ def character_sheet(request, campaign_id, character_id):
     return player.sheet_response(request, membership, character)
 
 
-def action_fragments(request, membership, result, *, slot, lines, closed_panel=None):
+def action_fragments(request, membership, result, *, slot, lines, closed_panel=None, fresh=False):
     """An action's (or an undo's) htmx answer: its result in `slot`, and every part of the
     page it may have changed (its cards, the clock and scene, the party bar, the log).
 
     All of it is drawn from the campaign as it is after the commit: the membership's campaign
     was read before the service ran, and would show the clock and scene as they were.
+    `fresh`: nothing was written after the service's run (the GM's own action), so the
+    campaign and the character rows the run locked and wrote (`result.campaign`,
+    `result.rows`) are that state, and are drawn without being read again.
     """
-    campaign = Campaign.objects.get(pk=membership.campaign_id)
+    fresh = fresh and result.campaign is not None
+    campaign = result.campaign if fresh else Campaign.objects.get(pk=membership.campaign_id)
     shown = parts.page_parts(request, campaign.pk)
+    if fresh and shown.fight and _fight_section_same(result):
+        shown = replace(shown, fight=False)  # the page's section is still true
     changed = [pk for pk in result.character_ids if shown.shows_card(pk)]
-    return {
+    # The light list of every character (who may start a fight), read once for the fight
+    # section and, when the page has the bar, for who may die on the clock's way (R11).
+    light = None
+    if shown.fight and not campaign.fight:
+        light = list(
+            Character.objects.filter(campaign=campaign)
+            .order_by(*selectors.DASHBOARD_ORDER)
+            .only("pk", "name", "kind", "vital", "in_play")
+        )
+    context = {
         "campaign": campaign,
         "membership": membership,
         "result": parts.action_result(campaign, result.entries, lines, slot),
         "explanation": lines,
-        "changed_characters": selectors.characters_for_cards(campaign).filter(pk__in=changed),
+        "changed_characters": _changed_cards(campaign, result, changed, fresh),
         "closed_panel": closed_panel,
         "parts": shown,
         "log_entries": selectors.latest_entries(membership) if shown.log else [],
-        "fight_section": selectors.fight_section(campaign) if shown.fight else None,
+        "fight_section": None,
     }
+    if shown.fight:
+        rows = light if not campaign.fight else None  # a running fight reads its combatants
+        context["fight_section"] = selectors.fight_section(campaign, rows)
+    if light:  # the party bar's clock questions (R11) read who is at risk from it
+        context["characters"] = light
+    elif fresh and shown.party_bar and result.clock_at_risk is False and result.rows:
+        # Nobody at risk, as the action's read told: the rows it wrote say so to the bar's
+        # questions (they ask the database when given no rows).
+        context["characters"] = list(result.rows.values())
+    return context
+
+
+def _fight_section_same(result) -> bool:
+    """Whether the fight section (R33) reads as it did before the action: no fight before or
+    after it, and who may start one unchanged (the same characters, none fell dead or came
+    back, no name nor place at the table changed)."""
+    old, new = result.before, result.outcome.state
+    if old is None or new is None or old.fight is not None or new.fight is not None:
+        return False
+    if any(change.field in rows_state.SHEET_FIELDS for change in result.outcome.changes):
+        return False
+    seen = {c.key: (c.vital, c.name) for c in old.characters}
+    return seen == {c.key: (c.vital, c.name) for c in new.characters}
+
+
+def _changed_cards(campaign, result, changed, fresh) -> list[Character]:
+    """The changed characters as their cards read them, in the dashboard's order: the rows
+    the action wrote when `fresh` (their requests read again, R34: the action may have asked
+    one; unless they had none and it asked none), the others read."""
+    kept = (result.rows or {}) if fresh else {}
+    reused = [kept[str(pk)] for pk in changed if str(pk) in kept]
+    if not result.requests:
+        for row in reused:
+            if not row.has_requests:  # none before the action, and it asked none
+                setattr(row, PREFETCHED, [])
+    if reused:
+        prefetch_related_objects(reused, selectors.card_requests_prefetch())
+    missing = [pk for pk in changed if str(pk) not in kept]
+    read = list(selectors.characters_for_cards(campaign).filter(pk__in=missing)) if missing else []
+    if not reused:
+        return read
+    cards = {c.pk: c for c in [*reused, *read]}
+    if len(cards) == 1:
+        return list(cards.values())
+    # The database's collation orders the names, as the dashboard's own read does.
+    return [cards[pk] for pk in selectors.in_dashboard_order(cards)]
 
 
 @login_required
@@ -202,6 +268,7 @@ def _after_action(request, membership, result, character=None):
             slot=slot,
             lines=explanation(result.outcome),
             closed_panel=slot,
+            fresh=True,
         )
         return render(request, "play/_action_result.html", context)
     for line in explanation(result.outcome):
@@ -268,6 +335,7 @@ def _after_group_action(request, membership, result):
         # The lines about nobody in particular; each character's are in their own outcome.
         lines=parts.group_lines(result.outcome),
         closed_panel=parts.GROUP,
+        fresh=True,
     )
     context["result"] = replace(context["result"], group=parts.group_outcomes(result.outcome, keys))
     return render(request, "play/_action_result.html", context)

@@ -15,17 +15,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef, Subquery, Value, prefetch_related_objects
 from django.utils import timezone
 
 from campaign.models import Campaign
 from characters import state as rows_state
-from characters.models import Character
+from characters.models import Character, Condition, Sequel
 from journal import audit
 from journal.events import publish
 from journal.models import AuditEntry
 from journal.texts import de
 from play.models import RequestKind, RequestStatus, RollRequest
+from play.reads import AT_RISK, PENDING_PROPOSALS
 from play.services.asking import (
     REQUEST_LABELS,
     RULES_ROLL_KINDS,
@@ -46,6 +47,18 @@ class Result:
     character_ids: list[int]
     # R34: the roll requests the action made (a rules roll left to a player).
     requests: tuple[RollRequest, ...] = ()
+    # The campaign and the character rows as the action locked and wrote them, for the answer
+    # to draw its cards and bars from without reading them again (None: read them). `rows`
+    # holds only the rows whose conditions, sequels and illness the action left as they were
+    # read (their prefetched sets still true); `campaign` is None when anything ran after
+    # the action's own write (a waiting roll that lapsed).
+    campaign: Campaign | None = None
+    rows: dict[str, Character] | None = None
+    # The engine's state before the action (with `campaign`): what the answer compares.
+    before: engine.CampaignState | None = None
+    # Whether anyone in the campaign is, after the action, where the clock may kill them
+    # (R10, R11: coma, borrowed time), known without a read (with `campaign`; else None).
+    clock_at_risk: bool | None = None
 
 
 class UnusedTypedDice(engine.RuleError):
@@ -148,8 +161,9 @@ def run(
     if character_ids is not None:
         character_ids = list(character_ids)
     if campaign_id is None:
-        campaign_id = Character.objects.values_list("campaign_id", flat=True).get(
-            pk=character_ids[0]
+        # The first character's campaign, read in the locking query itself.
+        campaign_id = Subquery(
+            Character.objects.filter(pk=character_ids[0]).values("campaign_id")[:1]
         )
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign_id)
@@ -157,7 +171,7 @@ def run(
             character_ids = [*character_ids, *map(int, campaign.fight["order"])]
         if holds_clock:
             require_clock_free(campaign, actor)
-        rows = locked_rows(campaign, character_ids)
+        rows = locked_rows(campaign, character_ids, cards=True, others=character_ids)
         old = rows_state.campaign_state(campaign, rows.values())
         rng = dice_source(dice, then_server=True) if then_server else dice_source(dice)
         if ask_players is None:
@@ -192,10 +206,44 @@ def run(
         )
         if entries:
             # Inside the transaction: delivered only once it commits (journal/events.py).
-            publish(campaign.pk, changed, entries[-1].pk)
-        # R34: what this action changed may leave a waiting rules roll no longer due.
-        stale_requests_lapse(campaign_id=campaign.pk, actor=actor, character_ids=rows)
-    return Result(outcome, entries, changed, tuple(asked))
+            # The batch is these entries: whether one is the campaign's is known here.
+            of_campaign = any(e.character_id is None for e in entries)
+            publish(campaign.pk, changed, entries[-1].pk, changes_campaign=of_campaign)
+        # R34: what this action changed may leave a waiting rules roll no longer due (none
+        # can when none of its characters had one waiting and the action asked none).
+        lapsed = []
+        if asked or any(row.rules_roll_waits for row in rows.values()):
+            lapsed = stale_requests_lapse(campaign_id=campaign.pk, actor=actor, character_ids=rows)
+    if lapsed:  # the lapses wrote after the action: its rows are no longer the state
+        return Result(outcome, entries, changed, tuple(asked))
+    before = {c.key: c for c in old.characters}
+    kept = {
+        after.key: rows[after.key]
+        for after in outcome.state.characters
+        if _same_related(before.get(after.key), after) and after.key in rows
+    }
+    at_risk = any(row.at_risk_elsewhere or row.vital in AT_RISK for row in rows.values())
+    return Result(
+        outcome,
+        entries,
+        changed,
+        tuple(asked),
+        campaign=campaign,
+        rows=kept,
+        before=old,
+        clock_at_risk=at_risk,
+    )
+
+
+def _same_related(old: engine.CharacterState | None, new: engine.CharacterState) -> bool:
+    """Whether the action left a character's conditions, sequels and illness as they were
+    read (rows_state.save_state rewrites those rows apart: the row's prefetched ones would
+    be stale)."""
+    return old is not None and (old.conditions, old.sequels, old.illness) == (
+        new.conditions,
+        new.sequels,
+        new.illness,
+    )
 
 
 def _name_proposer(drafts: list[audit.Draft], proposer: str) -> None:
@@ -225,24 +273,73 @@ def _seats_moved(before: engine.Fight | None, after: engine.Fight | None) -> set
     return {int(key) for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
 
 
-def locked_rows(campaign: Campaign, character_ids=None, *, lock=True) -> dict[str, Character]:
+def locked_rows(
+    campaign: Campaign, character_ids=None, *, lock=True, cards=False, others=None
+) -> dict[str, Character]:
     """The campaign's characters (all, or those ids) locked for this transaction, keyed as
     the engine keys them, with what the engine's state needs loaded (`lock=False`: read
-    only, for odds)."""
+    only, for odds). `cards`: with what a card reads besides (its owner, the proposals
+    waiting) and whether a character outside `others` (None: the whole campaign read here)
+    is where the clock may kill (`at_risk_elsewhere`), so that the action's answer draws its
+    cards and its party bar from these rows."""
     rows = Character.objects.all()
+    if cards:
+        # Read once the campaign is locked (a statement of its own, so it sees every write
+        # committed before the lock): whether a rules roll waits for the character (R34: only
+        # then may one lapse after the action), and whether it has any request at all (its
+        # card lists them).
+        requests = RollRequest.objects.filter(character=OuterRef("pk"))
+        rows = rows.select_related("owner").annotate(
+            pending_proposals=PENDING_PROPOSALS,
+            rules_roll_waits=Exists(
+                requests.filter(status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS))
+            ),
+            has_requests=Exists(requests),
+            at_risk_elsewhere=(
+                Exists(
+                    Character.objects.filter(campaign=campaign, vital__in=AT_RISK).exclude(
+                        pk__in=list(others)
+                    )
+                )
+                if others is not None
+                else Value(False)
+            ),
+        )
     if lock:
         # of=("self",): PostgreSQL refuses FOR UPDATE on the nullable side of the outer join
         # that select_related("illness") adds.
         rows = rows.select_for_update(of=("self",))
+    # Whether each has conditions and sequels, in the row's own query: those read apart only
+    # for the rows that have some (most have none: no query then).
     rows = (
         rows.filter(campaign=campaign)
         .order_by("pk")
         .select_related("illness")
-        .prefetch_related("conditions", "sequels")
+        .annotate(
+            has_conditions=Exists(Condition.objects.filter(character=OuterRef("pk"))),
+            has_sequels=Exists(Sequel.objects.filter(character=OuterRef("pk"))),
+        )
     )
     if character_ids is not None:
         rows = rows.filter(pk__in=list(character_ids))
-    return {str(row.pk): row for row in rows}
+    found = list(rows)
+    for name in ("conditions", "sequels"):
+        some = [row for row in found if getattr(row, f"has_{name}")]
+        for row in found:
+            if not getattr(row, f"has_{name}"):
+                _prefetched_empty(row, name)
+        prefetch_related_objects(some, name)
+    return {str(row.pk): row for row in found}
+
+
+def _prefetched_empty(row: Character, name: str) -> None:
+    """The row's `name` set known empty, as `prefetch_related` leaves a set it read empty."""
+    empty = getattr(row, name).all()
+    empty._result_cache = []
+    empty._prefetch_done = True
+    if not hasattr(row, "_prefetched_objects_cache"):
+        row._prefetched_objects_cache = {}
+    row._prefetched_objects_cache[name] = empty
 
 
 def on_character(

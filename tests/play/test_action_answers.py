@@ -52,8 +52,7 @@ def assert_redrawn_as_the_page_shows_it(gm_client, world, answer) -> str:
     page = gm_client.get(dashboard_url(world)).content.decode()
     content = answer.content.decode()
     ids = ["party-bar", "roll-log"] + [
-        f"character-{pk}"
-        for pk in answer.context["changed_characters"].values_list("pk", flat=True)
+        f"character-{pk}" for pk in [card.pk for card in answer.context["changed_characters"]]
     ]
     for element_id in ids:
         drawn = part(content, element_id)

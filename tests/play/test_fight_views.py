@@ -381,7 +381,7 @@ def test_r33_the_turn_passing_publishes_both_seats_though_the_log_names_none(wor
     start(world, world.pc, world.npc, world.other_pc)
     seen = []
     original = live.publish
-    live_publish = lambda campaign_id, ids, log_id: seen.append(list(ids))  # noqa: E731
+    live_publish = lambda campaign_id, ids, log_id, **_: seen.append(list(ids))  # noqa: E731
     runner.publish = live_publish
     try:
         result = services.fight_next_turn(campaign_id=world.campaign.pk, actor=world.gm)

@@ -124,3 +124,31 @@ def test_r11_the_party_bar_drawn_alone_asks_too(gm_client, world):
         HTTP_HX_TARGET="party-bar",
     ).content.decode()
     assert bar.count("data-confirm=") == 2
+
+
+def _answer_bar(gm_client, world, character, name, data) -> str:
+    dashboard = reverse("campaign", args=[world.campaign.pk])
+    answer = gm_client.post(
+        reverse("character_action", args=[world.campaign.pk, character.pk, name]),
+        {"visibility": "everyone", **data},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL=f"http://testserver{dashboard}",
+    )
+    assert answer.status_code == 200
+    return answer.content.decode().split('id="party-bar"')[1].split("</section>")[0]
+
+
+def test_r11_an_actions_answer_redraws_the_bar_asking_when_another_may_die(gm_client, world):
+    """The answer knows who is at risk from the action's own read (play/services/runner.py):
+    another character in a coma makes the bar ask, as the dashboard's does."""
+    assert "data-confirm=" not in _answer_bar(gm_client, world, world.npc, "heal", {"amount": 1})
+    _in_coma(world.pc, world.campaign)
+    bar = _answer_bar(gm_client, world, world.npc, "damage", {"amount": "1"})
+    assert bar.count("data-confirm=") == 2
+
+
+def test_r11_an_actions_answer_asks_when_the_acted_character_may_die(gm_client, world):
+    """The character acted on is read by the action itself: in a coma, the bar asks."""
+    _in_coma(world.pc, world.campaign)
+    bar = _answer_bar(gm_client, world, world.pc, "spend_flux", {"amount": "1"})
+    assert bar.count("data-confirm=") == 2

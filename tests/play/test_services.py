@@ -53,7 +53,7 @@ def server_dice(monkeypatch):
 @pytest.fixture
 def published(monkeypatch):
     events = []
-    monkeypatch.setattr(runner, "publish", lambda *args: events.append(args))
+    monkeypatch.setattr(runner, "publish", lambda *args, **_: events.append(args))
     return events
 
 
@@ -714,7 +714,7 @@ def test_a_failure_while_writing_rolls_back_everything(world, published, monkeyp
 def test_it_publishes_from_inside_its_transaction_once_the_entries_are_written(world, monkeypatch):
     seen = []
 
-    def spy(campaign_id, character_ids, log_id):
+    def spy(campaign_id, character_ids, log_id, **_):
         # journal.events delivers what is published inside a transaction only at commit.
         seen.append((connection.in_atomic_block, AuditEntry.objects.filter(pk=log_id).exists()))
 

@@ -26,7 +26,7 @@ EXTENUE_DEATHS_DOOR = {"kind": "extenue", "cause": "deaths_door"}
 @pytest.fixture
 def published(monkeypatch):
     events = []
-    monkeypatch.setattr(runner, "publish", lambda *args: events.append(args))
+    monkeypatch.setattr(runner, "publish", lambda *args, **_: events.append(args))
     return events
 
 
