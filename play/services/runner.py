@@ -333,13 +333,11 @@ def locked_rows(
 
 
 def _prefetched_empty(row: Character, name: str) -> None:
-    """The row's `name` set known empty, as `prefetch_related` leaves a set it read empty."""
-    empty = getattr(row, name).all()
-    empty._result_cache = []
-    empty._prefetch_done = True
+    """The row's `name` set known empty, where `prefetch_related` keeps what it read: an empty
+    set (`none()`), which `row.conditions.all()` then gives without a query."""
     if not hasattr(row, "_prefetched_objects_cache"):
         row._prefetched_objects_cache = {}
-    row._prefetched_objects_cache[name] = empty
+    row._prefetched_objects_cache[name] = getattr(row, name).none()
 
 
 def on_character(
