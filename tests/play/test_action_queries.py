@@ -1,5 +1,5 @@
 """The queries of a GM's quick action from the dashboard, locked so that they cannot creep
-back (issue 26: a GM action costs too much; bench/post.py measures it).
+back: every query of a GM's action is CPU that every table pays (bench/post.py measures it).
 
 Each answer is drawn from the rows the action locked and wrote (play/services/runner.py,
 play/views.py action_fragments): the campaign, the acted card and the bars are not read
