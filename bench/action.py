@@ -51,24 +51,12 @@ def prepare():
     )
     from django.contrib.sessions.backends.db import SessionStore
 
+    from bench.lib import seed
     from campaign.services import campaign_create
-    from play import services
 
     gm = get_user_model().objects.create_user("bench_gm")
     campaign = campaign_create(user=gm, name="Bench action")
-    stats = dict.fromkeys(campaign.stats, 2)
-    ids = [
-        services.character_create(
-            campaign_id=campaign.pk,
-            actor=gm,
-            name=f"Personnage {i:02}",
-            pv_max=14,
-            flux_max=10,
-            stats=stats,
-            pa=0,
-        ).character_ids[0]
-        for i in range(CHARACTERS)
-    ]
+    ids = seed.characters(campaign, gm, CHARACTERS)
     session = SessionStore()
     session[SESSION_KEY] = str(gm.pk)
     session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"

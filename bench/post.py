@@ -51,29 +51,15 @@ def setup(app: Path) -> None:
 def make_campaign():
     from django.contrib.auth import get_user_model
 
-    from campaign.models import Invitation, Membership, Role
+    from campaign.models import Membership, Role
     from campaign.services import campaign_create
-    from play import services
 
     users = get_user_model().objects
     gm = users.create_user("bench_gm")
     player = users.create_user("bench_player")
     campaign = campaign_create(user=gm, name="Bench post")
     Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
-    del Invitation
-    stats = dict.fromkeys(campaign.stats, 2)
-    ids = []
-    for i in range(CHARACTERS):
-        result = services.character_create(
-            campaign_id=campaign.pk,
-            actor=gm,
-            name=f"Personnage {i:02}",
-            pv_max=14,
-            flux_max=10,
-            stats=stats,
-            pa=0,
-        )
-        ids.append(result.character_ids[0])
+    ids = _bench_module("seed").characters(campaign, gm, CHARACTERS)
     from characters.models import Character
 
     Character.objects.filter(pk__in=ids[::2]).update(owner=player)
@@ -127,15 +113,20 @@ def measure(client, campaign, ids, stat, headers):
     return wall, cpu, queries, size
 
 
+def _bench_module(name: str):
+    """bench/lib/`name`.py of this checkout, whatever checkout `--app` serves (an older one
+    may not have it)."""
+    spec = importlib.util.spec_from_file_location(name, HERE / "bench" / "lib" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    spec.loader.exec_module(module)  # probe_server sets sys.path[0] to the served checkout
+    sys.path[:] = saved
+    return module
+
+
 def split(client, campaign, ids, stat, headers) -> tuple[dict[str, float], int]:
     """The probes' CPU per area of the POST, per action (ms), over a pass of every kind."""
-    spec = importlib.util.spec_from_file_location(
-        "probe_server", HERE / "bench" / "lib" / "probe_server.py"
-    )
-    probes = importlib.util.module_from_spec(spec)
-    saved = list(sys.path)
-    spec.loader.exec_module(probes)  # it sets sys.path[0] to the served checkout (the cwd)
-    sys.path[:] = saved
+    probes = _bench_module("probe_server")
     probes.install()
     for character, kind in plan(ids, 5 * len(KINDS)):
         one(client, campaign, character, kind, stat, headers)

@@ -92,6 +92,7 @@ def stop(procs) -> None:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
 
 
 def session_cookie(user) -> str:

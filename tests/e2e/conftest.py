@@ -17,6 +17,7 @@ from django.db import connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.urls import reverse
 
+from bench.lib.server import stop as stop_processes
 from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, log_in
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM would refuse to run
@@ -173,16 +174,6 @@ def _drop_database(base: dict, name: str) -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _stop(proc) -> None:
-    """Stop a served app: asked first, killed after 10 s."""
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 def _wait_healthy(url: str, proc, log: Path, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -228,7 +219,7 @@ def two_processes(tmp_path_factory):
         _wait_healthy(urls[i], procs[i], log)
 
     def stop(i: int) -> None:
-        _stop(procs[i])
+        stop_processes([procs[i]])
 
     try:
         start(0)

@@ -21,6 +21,7 @@ import dj_database_url
 import pytest
 from playwright.sync_api import expect
 
+from bench.lib.server import stop as stop_processes
 from tests.e2e.conftest import (
     DATABASE_URL,
     ON_POSTGRES,
@@ -28,7 +29,6 @@ from tests.e2e.conftest import (
     _drop_database,
     _free_port,
     _fresh_database,
-    _stop,
     _wait_healthy,
 )
 from tests.e2e.pages import GM_VIEWPORT, HTMX_ERRORS, NO_RELOAD, PHONE, confirm, log_in
@@ -88,7 +88,7 @@ def served(request, tmp_path_factory):
             url=origin, db=url, campaign_id=campaign_id, character_id=character_id, debug=debug
         )
     finally:
-        _stop(proc)
+        stop_processes([proc])
         _drop_database(base, name)
 
 

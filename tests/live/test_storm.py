@@ -28,6 +28,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from django.contrib.sessions.backends.db import SessionStore
 from django.db import connection
 
+from bench.lib.server import stop
 from campaign.models import Membership, Role
 
 pytestmark = [
@@ -98,12 +99,7 @@ def uvicorn_serving():
                 time.sleep(0.2)
         yield port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop([proc])
 
 
 def request(method, path, port, cookie, extra="", body=b"") -> bytes:
