@@ -250,11 +250,7 @@ def fight_section(campaign: Campaign, rows=None) -> FightSection:
     redraws the section with one light read."""
     fight = fight_view(campaign, rows)
     if rows is None:
-        rows = (
-            Character.objects.filter(campaign=campaign)
-            .order_by(*DASHBOARD_ORDER)
-            .only("pk", "name", "kind", "vital", "in_play")
-        )
+        rows = light_rows(campaign)
     # Who may start the fight, or join the running one (R33: reinforcements).
     fighting = {c.character.pk for c in fight.combatants} if fight else set()
     candidates = [c for c in fight_candidates(rows) if c.pk not in fighting]
@@ -264,6 +260,16 @@ def fight_section(campaign: Campaign, rows=None) -> FightSection:
         and not engine.Fight.from_json(campaign.fight).waiting
     )
     return FightSection(fight=fight, candidates=candidates, rounds_roll=rounds_roll)
+
+
+def light_rows(campaign: Campaign) -> list[Character]:
+    """The campaign's characters in the dashboard's order, read light: what the fight section
+    (who may start a fight) and the clock bar's questions (who is at risk) need of them."""
+    return list(
+        Character.objects.filter(campaign=campaign)
+        .order_by(*DASHBOARD_ORDER)
+        .only("pk", "name", "kind", "vital", "in_play")
+    )
 
 
 @dataclass(frozen=True)

@@ -118,13 +118,7 @@ def action_fragments(request, membership, result, *, slot, lines, closed_panel=N
     changed = [pk for pk in result.character_ids if shown.shows_card(pk)]
     # The light list of every character (who may start a fight), read once for the fight
     # section and, when the page has the bar, for who may die on the clock's way (R11).
-    light = None
-    if shown.fight and not campaign.fight:
-        light = list(
-            Character.objects.filter(campaign=campaign)
-            .order_by(*selectors.DASHBOARD_ORDER)
-            .only("pk", "name", "kind", "vital", "in_play")
-        )
+    light = selectors.light_rows(campaign) if shown.fight and not campaign.fight else None
     context = {
         "campaign": campaign,
         "membership": membership,
@@ -374,8 +368,8 @@ def character_card(request, campaign_id, character_id):
 @require_GET
 def character_menu(request, campaign_id, character_id):
     """The GM's « Plus… » of a card or a compact row, drawn when it is opened (a card carries
-    only the actions at hand): edit, ask the player for a roll, NPCs in numbers and off the
-    table, and why some actions are missing."""
+    only the actions at hand): edit, NPCs in numbers and off the table, and why some actions
+    are missing."""
     membership = get_gm_membership(request, campaign_id)
     campaign = membership.campaign
     character = get_object_or_404(selectors.characters_for_cards(campaign), pk=character_id)
