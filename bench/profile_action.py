@@ -88,15 +88,10 @@ def report(totals: dict, calls: dict, actions: int, db: float) -> None:
 
     print(f"\nCPU per action (ms), over {actions} actions:")
     post = show("post")
+    renders = sorted(a for a in areas if a.startswith("fanout: renders"))
     fanout = sum(
         show(a)
-        for a in (
-            "fanout: reads",
-            "fanout: renders",
-            "fanout: seal check",
-            "fanout: other reads",
-            "guard",
-        )
+        for a in ("fanout: reads", *renders, "fanout: seal check", "fanout: other reads", "guard")
     )
     loop = show("loop")
     refetch = sum(show(a) for a in sorted(areas) if a.startswith("refetch:"))

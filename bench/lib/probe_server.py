@@ -7,7 +7,8 @@ file OUT.ask appears it writes to OUT (JSON) the CPU seconds so far, per area an
 - areas: each request, by what it is (`post` an action, `refetch: <part>` a GET live.js makes
   for an event, `seal check`, `stream open`, `page load`), timed in its thread around the
   middleware chain and the view; the stream readers' work (`fanout: reads` the event read once
-  for a campaign's viewers, `fanout: renders` the pushed cards, `fanout: seal check` the log's
+  for a campaign's viewers, `fanout: renders (<function>)` each pushed part by the function
+  drawing it, `fanout: seal check` the log's
   seal checked once per change, `fanout: other reads`), and the guard's rounds (`guard`);
 - kinds inside an area: `queries` (the ORM's SQL compiled, run and fetched, and commits),
   `render` (templates), `engine` (the rules' operation), `audit` (the log's entries, its own
@@ -126,7 +127,7 @@ def install() -> None:
     wrap(audit, "append", "audit")
     for name, area in (
         ("_event_views", "fanout: reads"),
-        ("_cards_message", "fanout: renders"),
+        ("_cards_message", "fanout: renders (cards_message)"),
         ("_ended", "guard"),
         ("_log_check", "fanout: seal check"),
         ("log_head", "fanout: other reads"),
@@ -146,7 +147,7 @@ def install() -> None:
         "_feed_html",
     ):
         if hasattr(stream, name):
-            wrap(stream, name, "self", area="fanout: renders")
+            wrap(stream, name, "self", area=f"fanout: renders ({name.strip('_')})")
 
     original_run = runner.run
 
