@@ -550,36 +550,52 @@ def _visible_change(event: live.Event, user_id: int, shown: Shown):
     return None if seen is None else (_change(event, seen, shown), seen.membership)
 
 
-def _cards_message(membership: Membership, change: Change, shown: Shown) -> CardsMessage:
-    """The HTML of the cards `change` announced, rendered for this member."""
-    # The cards of a new version are seldom cached yet: their relations are read for all of
-    # them at once (three queries however many changed), not card by card.
-    rows = characters_for_cards(membership.campaign).filter(pk__in=change.cards)
+def _event_rows(event: live.Event) -> tuple[Campaign, dict[int, Character]]:
+    """The campaign as read after the event, and the rows of the characters the event names
+    with what their cards and rows read (conditions, sequels, requests): read once per event for
+    every stream of this process. The pushed cards, the home's rows and the GM's parts are drawn
+    from them; nothing drawing them writes to them."""
+    campaign = Campaign.objects.get(pk=event.campaign_id)
+    if not event.character_ids:
+        return campaign, {}
+    rows = characters_for_cards(campaign).filter(pk__in=event.character_ids)
+    return campaign, {row.pk: row for row in rows}
+
+
+async def event_rows(event: live.Event) -> tuple[Campaign, dict[int, Character]]:
+    return await _once((event.campaign_id, event.log_id, "rows"), _event_rows, event)
+
+
+def _cards_message(membership: Membership, change: Change, shown: Shown, drawn=None):
+    """The HTML of the cards `change` announced, rendered for this member from the event's rows
+    (`drawn`); a card the event does not name (a batch too large to name them) reads its row."""
+    campaign, drawn = membership.campaign, drawn or {}
+    rows = [drawn[pk] for pk in change.cards if pk in drawn]
+    missing = [pk for pk in change.cards if pk not in drawn]
+    if missing:
+        rows += characters_for_cards(campaign).filter(pk__in=missing)
+    view = shown.view if membership.is_gm else CARDS
     set_script_prefix(shown.script_prefix)  # the cards' links, as the page has them
     with translation.override(shown.language):
         html = {
             character.pk: card_html(
-                character,
-                campaign=membership.campaign,
-                membership=membership,
-                oob=True,
-                view=shown.view if membership.is_gm else CARDS,
+                character, campaign=campaign, membership=membership, oob=True, view=view
             )
             for character in rows
         }
     return CardsMessage(change.log_id, html)
 
 
-def _home_rows(event: live.Event, language: str, script_prefix: str) -> dict:
+def _home_rows(state, language: str, script_prefix: str) -> dict:
     """The rows of the event's characters on a player's home, drawn once for every home of
-    this process: character id -> (owner id, the row of its owner's list or None, the row
-    any other player sees in the party or None: NPCs are not shown there)."""
-    campaign = Campaign.objects.get(pk=event.campaign_id)
-    rows = characters_for_cards(campaign).filter(pk__in=event.character_ids)
+    this process from the event's rows (`state`): character id -> (owner id, the row of its
+    owner's list or None, the row any other player sees in the party or None: NPCs are not shown
+    there)."""
+    campaign, rows = state
     set_script_prefix(script_prefix)  # the rows' links, as the page has them
     found = {}
     with translation.override(language):
-        for row in rows:
+        for row in rows.values():
             own = party = None
             if row.owner_id is not None:
                 context = {"campaign": campaign, "character": row}
@@ -605,11 +621,10 @@ def _rows_for(change: Change, user_id: int, drawn: dict) -> RowsMessage:
     return RowsMessage(change.log_id, html)
 
 
-def _gm_parts(event: live.Event, membership: Membership, names, language, script_prefix):
+def _gm_parts(campaign: Campaign, membership: Membership, names, language, script_prefix):
     """A GM's parts `names` as the dashboard's GET aimed at each draws it (play/views.py
     dashboard_response), drawn once per event for every GM's page of this process: a GM who
-    sees every entry sees the same log as any other."""
-    campaign = Campaign.objects.get(pk=event.campaign_id)
+    sees every entry sees the same log as any other. `campaign`: as read after the event."""
     membership = replace_campaign(membership, campaign)
     base = {"campaign": campaign, "membership": membership, "csrf_token": CSRF_PLACEHOLDER}
     set_script_prefix(script_prefix)
@@ -635,11 +650,10 @@ def replace_campaign(membership: Membership, campaign: Campaign) -> Membership:
     return found
 
 
-def _fight_now(campaign_id: int, language: str):
-    """The campaign as read now and its running fight (None: none), once per event."""
-    campaign = Campaign.objects.get(pk=campaign_id)
+def _fight_now(campaign: Campaign, language: str):
+    """The running fight of `campaign` as read after the event (None: none), once per event."""
     with translation.override(language):  # the combatants' conditions are named
-        return campaign, fight_view(campaign)
+        return fight_view(campaign)
 
 
 def _strip_html(campaign, strip: FightStrip, page: str, language: str, script_prefix: str):
@@ -758,7 +772,8 @@ async def visible_change(event: live.Event, user_id: int, shown: Shown):
 async def rows_message(event: live.Event, user_id: int, shown: Shown, change) -> RowsMessage:
     await asyncio.sleep(0)  # as for the cards: every stream announces the change first
     key = (event.campaign_id, event.log_id, shown.language, shown.script_prefix, "rows")
-    drawn = await _once(key, _home_rows, event, shown.language, shown.script_prefix)
+    state = await event_rows(event)
+    drawn = await _once(key, _home_rows, state, shown.language, shown.script_prefix)
     return _rows_for(change, user_id, drawn)
 
 
@@ -791,12 +806,14 @@ async def parts_message(event: live.Event, shown: Shown, change, membership) -> 
     html: dict[str, str] = {}
     where = (event.campaign_id, event.log_id, shown.language, shown.script_prefix)
     gm = tuple(part for part in change.parts if part in GM_PARTS)
+    if gm or FIGHT_STRIP in change.parts:  # drawn from the campaign as read after the event
+        campaign, _ = await event_rows(event)
     if gm:
-        args = (event, membership, gm, shown.language, shown.script_prefix)
+        args = (campaign, membership, gm, shown.language, shown.script_prefix)
         html.update(await _once((*where, "gm parts", gm), _gm_parts, *args))
     if FIGHT_STRIP in change.parts:
         key = (*where, "fight")
-        campaign, fight = await _once(key, _fight_now, event.campaign_id, shown.language)
+        fight = await _once(key, _fight_now, campaign, shown.language)
         mine = []
         if fight is not None:
             wanted = None if shown.strip == HOME_STRIP else int(shown.strip)
@@ -830,8 +847,9 @@ async def cards_message(event: live.Event, user_id: int, shown: Shown, change, m
     # Every stream of this process announces the change first: rendering holds the GIL for
     # milliseconds, and the streams woken with this one are queued behind it by now.
     await asyncio.sleep(0)
+    _, drawn = await event_rows(event)
     key = (event.campaign_id, event.log_id, user_id, shown, "cards")
-    return await _once(key, _cards_message, membership, change, shown)
+    return await _once(key, _cards_message, membership, change, shown, drawn)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -138,6 +138,7 @@ def install() -> None:
             wrap(stream, name, "self", area=area)
     # Extra pushes a checkout may have (the party's rows, the pushed parts): counted as renders.
     for name in (
+        "_event_rows",
         "_home_rows",
         "_rows_message",
         "_parts_message",

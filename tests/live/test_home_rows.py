@@ -94,7 +94,7 @@ def test_the_same_change_draws_each_row_once_for_every_home(world, monkeypatch):
     home_rows = stream._home_rows
 
     def counting(*args):
-        drawn.append(args[0].log_id)
+        drawn.append(args[1])  # the language
         return home_rows(*args)
 
     monkeypatch.setattr(stream, "_home_rows", counting)
