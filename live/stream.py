@@ -159,13 +159,11 @@ from journal.visibility import (
     visible_entries,
 )
 from play.cards import CARDS, CSRF_PLACEHOLDER, card_html, csrf_input, shown_view
-from play.parts import FIGHT_PART, FIGHT_STRIP, LOG, PARTY_BAR
+from play.parts import FIGHT_PART, FIGHT_STRIP, LOG, PARTY_BAR, gm_part
 from play.selectors import (
     FightStrip,
     characters_for_cards,
-    fight_section,
     fight_view,
-    latest_entries,
     party_member,
 )
 
@@ -626,20 +624,14 @@ def _gm_parts(campaign: Campaign, membership: Membership, names, language, scrip
     dashboard_response), drawn once per event for every GM's page of this process: a GM who
     sees every entry sees the same log as any other. `campaign`: as read after the event."""
     membership = replace_campaign(membership, campaign)
-    base = {"campaign": campaign, "membership": membership, "csrf_token": CSRF_PLACEHOLDER}
     set_script_prefix(script_prefix)
     found = {}
     with translation.override(language):
         for name in names:
-            if name == LOG:
-                context = base | {"log_entries": latest_entries(membership)}
-                found[name] = render_to_string("play/dashboard.html#log", context)
-            elif name == PARTY_BAR:
-                found[name] = render_to_string("play/dashboard.html#party-bar", base)
-            elif name == FIGHT_PART:
-                context = base | {"fight_section": fight_section(campaign)}
-                found[name] = render_to_string("play/_fight.html", context)
-    return {name: html.strip() for name, html in found.items()}
+            template, context = gm_part(name, campaign, membership)
+            context["csrf_token"] = CSRF_PLACEHOLDER
+            found[name] = render_to_string(template, context).strip()
+    return found
 
 
 def replace_campaign(membership: Membership, campaign: Campaign) -> Membership:

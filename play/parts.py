@@ -23,7 +23,7 @@ from journal.visibility import visible_entries
 from play.actions import ShareHourRestForm
 from play.cards import CARDS, shown_view
 from play.reads import AT_RISK
-from play.selectors import proposals_waiting
+from play.selectors import fight_section, latest_entries, proposals_waiting
 from play.services import FORECASTS, clock_risks
 from rules.engine.text import without_rule_ids
 
@@ -35,6 +35,13 @@ OWN_LIST, PARTY_LIST = "own-characters", "party-members"
 # A player's fight strip (R33), on their home and their sheet: redrawn by the live updates when
 # the campaign changes, alone.
 FIGHT_STRIP = "fight-strip"
+# The GM's parts the live stream pushes (live/stream.py) and the dashboard's GET aimed at one
+# answers alone, each drawn by its template from what `gm_part` reads.
+GM_PART_TEMPLATES = {
+    PARTY_BAR: "play/dashboard.html#party-bar",
+    LOG: "play/dashboard.html#log",
+    FIGHT_PART: "play/_fight.html",
+}
 # The header in which the dashboard names the view it shows (cards or compact rows).
 VIEW_HEADER = "X-Dashboard-View"
 SLOT_ID = re.compile(r"^(?:panel|result)-(?:\d+|party|fight|group)$")
@@ -382,3 +389,15 @@ def clock_questions(campaign, characters) -> dict[str, str]:
                 "risks": "\n".join(risks)
             }
     return questions
+
+
+def gm_part(name: str, campaign, membership) -> tuple[str, dict]:
+    """The template and context of the GM's part `name` (one of GM_PART_TEMPLATES), without
+    the CSRF token: the dashboard renders it with its request, the live stream once for every
+    GM's page with a placeholder, so both draw it alike."""
+    context = {"campaign": campaign, "membership": membership}
+    if name == LOG:
+        context["log_entries"] = latest_entries(membership)
+    elif name == FIGHT_PART:
+        context["fight_section"] = fight_section(campaign)
+    return GM_PART_TEMPLATES[name], context

@@ -554,19 +554,14 @@ def dashboard_response(request, membership, *, status=200, proposal_error=None):
     target = request.htmx.target if request.htmx else None
     if target and parts.SLOT_ID.match(target):
         return HttpResponse("")
+    if target in parts.GM_PART_TEMPLATES:
+        return render(request, *parts.gm_part(target, campaign, membership))
     context = {"campaign": campaign, "membership": membership}
-    if target == parts.PARTY_BAR:
-        return render(request, "play/dashboard.html#party-bar", context)
-    if target == parts.FIGHT_PART:
-        context["fight_section"] = selectors.fight_section(campaign)
-        return render(request, "play/_fight.html", context)
     error_for, error = proposal_error or (None, None)
     context |= parts.proposals_list(campaign, error_for=error_for, error=error)
     if target == parts.PROPOSALS:
         return render(request, "play/_proposals.html", context)
     context["log_entries"] = selectors.latest_entries(membership)
-    if target == parts.LOG:
-        return render(request, "play/dashboard.html#log", context)
     key, value = DOWN_FIRST
     context |= dashboard_characters(
         campaign,
