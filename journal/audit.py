@@ -440,6 +440,9 @@ def walk_chain(
     return walk_rows(rows, previous=previous, expected=expected)
 
 
+_PG_TYPES: dict[str, list] = {}  # database name -> the type of each column `_pg_rows` reads
+
+
 def _pg_rows(campaign_id: int, first_id: int | None, limit: int | None) -> Iterable[tuple]:
     """`walk_chain`'s rows (`_READ` tuples, by id) as one binary COPY, read by psycopg's C
     loaders without Django's per-value converters: jsonb parsed once (orjson, else the
@@ -472,8 +475,12 @@ def _pg_rows(campaign_id: int, first_id: int | None, limit: int | None) -> Itera
     database = connections[AuditEntry.objects.db]
     database.ensure_connection()
     with database.connection.cursor() as cursor:
-        cursor.execute(f"SELECT * FROM ({query}) AS chain LIMIT 0", params)
-        types = [column.type_code for column in cursor.description]
+        # The columns' types, asked once per database (the same whatever the campaign).
+        types = _PG_TYPES.get(database.settings_dict["NAME"])
+        if types is None:
+            cursor.execute(f"SELECT * FROM ({query}) AS chain LIMIT 0", params)
+            types = [column.type_code for column in cursor.description]
+            _PG_TYPES[database.settings_dict["NAME"]] = types
         cursor.adapters.register_loader("jsonb", JsonbBinaryLoader)
         with cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT BINARY)", params) as copy:
             copy.set_types(types)
@@ -706,3 +713,18 @@ def check_seal(campaign_id: int, seal: Seal, *, full: bool = False) -> SealCheck
     if walk.problem is not None:
         return SealCheck(seal, current, "broken", walk.problem)
     return SealCheck(seal, current)
+
+
+def check_from(campaign_id: int, sealed: AuditEntry | None) -> SealCheck:
+    """`check_seal` of the seal of `sealed`, an entry of the campaign just read (None: the
+    empty log), without reading it again: the chain from it to the latest entry verifies (up to
+    SEAL_CHECK_LIMIT entries), and the current seal is the last entry walked (read apart only
+    past the limit, or on a problem)."""
+    head = None if sealed is None else (sealed.pk, sealed.seq, sealed.hash, sealed.created_at)
+    seal = _seal_of(campaign_id, head)
+    walk = walk_chain(campaign_id, start=sealed, limit=SEAL_CHECK_LIMIT)
+    if walk.problem is not None:
+        return SealCheck(seal, seal_for(campaign_id), "broken", walk.problem)
+    if walk.head is None or walk.count >= SEAL_CHECK_LIMIT:
+        return SealCheck(seal, seal_for(campaign_id))
+    return SealCheck(seal, _seal_of(campaign_id, walk.head))

@@ -13,7 +13,7 @@ redraws its clock bar from it.
 `"log_seal": {"from": …, "to": …}` is added when the log extends the seal it had before this
 batch ("from") up to its seal now ("to"): every open page checks after each change that the log
 extends the seal it kept (journal.views.history_seal); the process makes that check once per
-change for all its pages (`_log_check`, the same journal.audit.check_seal), and a page that
+change for all its pages (`_log_check`, the same check as journal.audit.check_seal), and a page that
 kept "from" keeps "to" without asking (static/live.js). A seal says no more than the seal
 endpoint tells any member; it comes only with a change the viewer is told of.
 
@@ -146,7 +146,7 @@ from campaign.models import Campaign, Membership
 from campaign.permissions import can_roll_for, can_see_full_sheet, get_membership
 from characters.models import Character
 from journal import events as live
-from journal.audit import check_seal, seal_of
+from journal.audit import check_from
 from journal.feed import feed as feed_of
 from journal.models import AuditEntry
 from journal.texts import PROPOSAL_FIELD
@@ -671,9 +671,9 @@ def _log_check(event: live.Event) -> tuple[str, str] | None:
     """What every open page asks after each change (journal.views.history_seal, static/live.js):
     does the log extend the seal it kept? Its pages keep the seal of the log before this batch,
     which they were told with the change before: checked here once per process for them all
-    (journal.audit.check_seal, the same check), and told with the change as (that seal, the
-    seal now). None when the log does not extend it, or the batch is gone: the pages then ask,
-    and are told what is wrong."""
+    (journal.audit.check_from: check_seal's check, the entry before the batch read once), and
+    told with the change as (that seal, the seal now). None when the log does not extend it, or
+    the batch is gone: the pages then ask, and are told what is wrong."""
     campaign_id = event.campaign_id
     batch = AuditEntry.objects.filter(pk=event.log_id, campaign_id=campaign_id).values("batch")
     first = (
@@ -689,14 +689,12 @@ def _log_check(event: live.Event) -> tuple[str, str] | None:
         head = (
             AuditEntry.objects.filter(campaign_id=campaign_id, id__lt=first[0])
             .order_by("-id")
-            .values_list("id", "seq", "hash", "created_at")
             .first()
         )
         if head is None:
             return None
-    before = seal_of(campaign_id, head)
-    check = check_seal(campaign_id, before)
-    return (str(before), str(check.current)) if check.extends else None
+    check = check_from(campaign_id, head)
+    return (str(check.seal), str(check.current)) if check.extends else None
 
 
 # One read per event, viewer and kind of page in this process, however many streams that viewer

@@ -386,3 +386,32 @@ def test_verify_log_in_two_processes_finds_what_one_finds(campaign, gm, pc, monk
         f"its seq is {gone.seq + 1} where {gone.seq} was expected: "
         f"entry {gone.seq} is missing before it"
     )
+
+
+def test_checking_from_an_entry_read_tells_what_checking_its_seal_tells(campaign, gm, pc):
+    """The live stream checks the log once per change from the entry before the batch, read
+    once (journal.audit.check_from): the same seals and the same verdict as check_seal, on an
+    intact log and after an entry past it was rewritten without the key."""
+    play_a_little(campaign, gm, pc)
+    log = entries(campaign)
+    sealed = log[1]
+    by_seal = audit.check_seal(campaign.pk, audit.seal_of(campaign.pk, head_of(sealed)))
+    by_entry = audit.check_from(campaign.pk, sealed)
+    assert by_entry.extends and by_seal.extends
+    assert (str(by_entry.seal), str(by_entry.current)) == (str(by_seal.seal), str(by_seal.current))
+    assert str(by_entry.current) == str(audit.seal_for(campaign.pk))
+    # From the empty log: the whole chain is walked.
+    assert str(audit.check_from(campaign.pk, None).current) == str(by_seal.current)
+
+    with trigger_disabled():
+        raw("UPDATE journal_auditentry SET text_fr = 'R10 · autre' WHERE id = %s", [log[3].pk])
+    by_seal = audit.check_seal(campaign.pk, audit.seal_of(campaign.pk, head_of(sealed)))
+    by_entry = audit.check_from(campaign.pk, sealed)
+    assert not by_entry.extends
+    assert by_entry.problem == by_seal.problem == "broken"
+    assert by_entry.chain == by_seal.chain
+    assert by_entry.chain.entry_id == log[3].pk
+
+
+def head_of(entry) -> tuple:
+    return entry.pk, entry.seq, entry.hash, entry.created_at
