@@ -374,10 +374,15 @@ def locked_rows(
 
 def _prefetched_empty(row: Character, name: str) -> None:
     """The row's `name` set known empty, where `prefetch_related` keeps what it read: an empty
-    set (`none()`), which `row.conditions.all()` then gives without a query."""
+    set (`none()`), which `row.conditions.all()` then gives without a query, already read as
+    prefetch_related leaves its sets (else each first reading compiles the query to find it
+    empty)."""
     if not hasattr(row, "_prefetched_objects_cache"):
         row._prefetched_objects_cache = {}
-    row._prefetched_objects_cache[name] = getattr(row, name).none()
+    empty = getattr(row, name).none()
+    empty._result_cache = []
+    empty._prefetch_done = True
+    row._prefetched_objects_cache[name] = empty
 
 
 def on_character(
