@@ -100,6 +100,11 @@ class AuditEntry(models.Model):
 
     objects = AppendOnlyQuerySet.as_manager()
 
+    # What a viewer is shown of a sealed roll, set by journal/sealing.py's `present`; None on
+    # every other entry, so that a page asking for it finds it (a missing attribute costs a
+    # template a `dir()` of the instance: 20 of them for the dashboard's log).
+    seal_view = None
+
     class Meta:
         ordering = ["-id"]
         indexes = [

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from uuid import UUID
 
+from django.db import connections, router
 from django.db.models import Q, QuerySet
 
 from journal.models import AuditEntry, EntryKind
@@ -108,11 +109,7 @@ def _id(entry) -> int:
 
 def standing(campaign_id: int) -> Standing:
     """The campaign's undos resolved (two small queries; see the module's docstring)."""
-    rows = list(
-        AuditEntry.objects.filter(campaign_id=campaign_id, reverts__isnull=False).values_list(
-            "pk", "reverts_id", "reverts__batch"
-        )
-    )
+    rows = _undos(campaign_id)
     if not rows:
         return Standing()
     reverts = {undo: target for undo, target, _ in rows}
@@ -133,6 +130,25 @@ def standing(campaign_id: int) -> Standing:
         reverts=reverts,
         undone_batches=frozenset(fully_undone(changes, undone)),
     )
+
+
+def _undos(campaign_id: int) -> list[tuple[int, int, UUID]]:
+    """The campaign's undos, newest first: (the undo's id, the entry it reverts, that entry's
+    batch). Its SQL is written once: every page with a log reads this, and the ORM's building
+    and compiling of the query cost five times its run."""
+    connection = connections[router.db_for_read(AuditEntry)]
+    with connection.cursor() as cursor:
+        cursor.execute(_UNDOS_SQL.format(log=connection.ops.quote_name(_LOG)), [campaign_id])
+        rows = cursor.fetchall()
+    batch = AuditEntry._meta.get_field("batch").to_python  # SQLite gives its text
+    return [(pk, target, batch(target_batch)) for pk, target, target_batch in rows]
+
+
+_LOG = AuditEntry._meta.db_table
+_UNDOS_SQL = (
+    "SELECT e.id, e.reverts_id, t.batch FROM {log} e INNER JOIN {log} t ON e.reverts_id = t.id"
+    " WHERE e.campaign_id = %s AND e.reverts_id IS NOT NULL ORDER BY e.id DESC"
+)
 
 
 def undone_by(campaign_id: int) -> dict[int, int]:

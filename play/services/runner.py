@@ -14,8 +14,16 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Subquery, Value, prefetch_related_objects
+from django.db import connection, transaction
+from django.db.models import (
+    BooleanField,
+    F,
+    IntegerField,
+    Subquery,
+    Value,
+    prefetch_related_objects,
+)
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from campaign.models import Campaign
@@ -25,8 +33,8 @@ from journal import audit
 from journal.events import publish
 from journal.models import AuditEntry
 from journal.texts import de
-from play.models import RequestKind, RequestStatus, RollRequest
-from play.reads import AT_RISK, PENDING_PROPOSALS
+from play.models import Proposal, ProposalStatus, RequestKind, RequestStatus, RollRequest
+from play.reads import AT_RISK
 from play.services.asking import (
     REQUEST_LABELS,
     RULES_ROLL_KINDS,
@@ -273,6 +281,42 @@ def _seats_moved(before: engine.Fight | None, after: engine.Fight | None) -> set
     return {int(key) for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
 
 
+# The rows' subqueries (what a row has besides its columns), written in SQL once: the ORM
+# would build and compile each of them again on every read, and this read is in every action
+# (most of its CPU was that compilation). They name the outer row by its table, which is the
+# base table of `locked_rows`' own query (a top-level query: never a subquery of another).
+_ROW = f"{connection.ops.quote_name(Character._meta.db_table)}.{connection.ops.quote_name('id')}"
+_OF_ROW = f"U0.character_id = {_ROW}"
+_PROPOSAL = connection.ops.quote_name(Proposal._meta.db_table)
+_REQUEST = connection.ops.quote_name(RollRequest._meta.db_table)
+_CONDITION = connection.ops.quote_name(Condition._meta.db_table)
+_SEQUEL = connection.ops.quote_name(Sequel._meta.db_table)
+_CHARACTERS = connection.ops.quote_name(Character._meta.db_table)
+_RULES = sorted(str(kind) for kind in RULES_ROLL_KINDS)
+
+
+def _row_sql(sql: str, params, output_field) -> RawSQL:
+    return RawSQL(sql, params, output_field=output_field)
+
+
+def _row_exists(table: str, where: str = "", params=()) -> RawSQL:
+    """Whether `table` has a row of the character (and `where`)."""
+    where = f" AND {where}" if where else ""
+    sql = f"SELECT 1 FROM {table} U0 WHERE {_OF_ROW}{where}"
+    return RawSQL(f"EXISTS ({sql})", list(params), output_field=BooleanField())
+
+
+def _at_risk_elsewhere(campaign: Campaign, others) -> RawSQL:
+    """Whether a character of the campaign outside `others` is where the clock may kill."""
+    others = [Character._meta.pk.get_prep_value(pk) for pk in others]
+    where = "U0.campaign_id = %s AND U0.vital IN ({})".format(", ".join(["%s"] * len(AT_RISK)))
+    if others:
+        where += " AND NOT (U0.id IN ({}))".format(", ".join(["%s"] * len(others)))
+    sql = f"SELECT 1 FROM {_CHARACTERS} U0 WHERE {where}"
+    params = [campaign.pk, *AT_RISK, *others]
+    return RawSQL(f"EXISTS ({sql})", params, output_field=BooleanField())
+
+
 def locked_rows(
     campaign: Campaign, character_ids=None, *, lock=True, cards=False, others=None
 ) -> dict[str, Character]:
@@ -288,21 +332,20 @@ def locked_rows(
         # committed before the lock): whether a rules roll waits for the character (R34: only
         # then may one lapse after the action), and whether it has any request at all (its
         # card lists them).
-        requests = RollRequest.objects.filter(character=OuterRef("pk"))
         rows = rows.select_related("owner").annotate(
-            pending_proposals=PENDING_PROPOSALS,
-            rules_roll_waits=Exists(
-                requests.filter(status=RequestStatus.PENDING, kind__in=list(RULES_ROLL_KINDS))
+            pending_proposals=_row_sql(
+                f"SELECT COUNT(*) FROM {_PROPOSAL} U0 WHERE {_OF_ROW} AND U0.status = %s",
+                [str(ProposalStatus.PENDING)],
+                IntegerField(),
             ),
-            has_requests=Exists(requests),
+            rules_roll_waits=_row_exists(
+                _REQUEST,
+                "U0.status = %s AND U0.kind IN ({})".format(", ".join(["%s"] * len(_RULES))),
+                [str(RequestStatus.PENDING), *_RULES],
+            ),
+            has_requests=_row_exists(_REQUEST),
             at_risk_elsewhere=(
-                Exists(
-                    Character.objects.filter(campaign=campaign, vital__in=AT_RISK).exclude(
-                        pk__in=list(others)
-                    )
-                )
-                if others is not None
-                else Value(False)
+                _at_risk_elsewhere(campaign, others) if others is not None else Value(False)
             ),
         )
     if lock:
@@ -315,10 +358,7 @@ def locked_rows(
         rows.filter(campaign=campaign)
         .order_by("pk")
         .select_related("illness")
-        .annotate(
-            has_conditions=Exists(Condition.objects.filter(character=OuterRef("pk"))),
-            has_sequels=Exists(Sequel.objects.filter(character=OuterRef("pk"))),
-        )
+        .annotate(has_conditions=_row_exists(_CONDITION), has_sequels=_row_exists(_SEQUEL))
     )
     if character_ids is not None:
         rows = rows.filter(pk__in=list(character_ids))
@@ -334,10 +374,15 @@ def locked_rows(
 
 def _prefetched_empty(row: Character, name: str) -> None:
     """The row's `name` set known empty, where `prefetch_related` keeps what it read: an empty
-    set (`none()`), which `row.conditions.all()` then gives without a query."""
+    set (`none()`), which `row.conditions.all()` then gives without a query, already read as
+    prefetch_related leaves its sets (else each first reading compiles the query to find it
+    empty)."""
     if not hasattr(row, "_prefetched_objects_cache"):
         row._prefetched_objects_cache = {}
-    row._prefetched_objects_cache[name] = getattr(row, name).none()
+    empty = getattr(row, name).none()
+    empty._result_cache = []
+    empty._prefetch_done = True
+    row._prefetched_objects_cache[name] = empty
 
 
 def on_character(
