@@ -96,7 +96,8 @@
 
   // The hx-target an element's request goes to, as htmx reads it: its own, or the nearest
   // ancestor's, unless an ancestor on the way keeps its attributes to itself (hx-disinherit).
-  // The cards and rows set it once on their list of links. "this" names the element that says it.
+  // The cards and rows name their panel once on their list of links (data-panel, static/panels.js).
+  // "this" names the element that says it.
   function targetOf(el) {
     for (var node = el; node && node.getAttribute; node = node.parentElement) {
       if (node !== el) {
@@ -104,6 +105,7 @@
         if (kept.indexOf("*") >= 0 || kept.indexOf("hx-target") >= 0) return null;
       }
       var target = node.getAttribute("hx-target");
+      if (target === null) target = node.getAttribute("data-panel"); // static/panels.js
       if (target === null) continue;
       return target === "this" ? (node.id ? "#" + node.id : null) : target;
     }
@@ -199,7 +201,7 @@
   // own click, not trusted, keeps the card's slot).
   document.addEventListener("click", function (event) {
     if (!event.isTrusted || !event.target.closest) return;
-    var link = event.target.closest("a[hx-get]");
+    var link = event.target.closest("a[hx-get], [data-panel] a[href]");
     var panel = link && panelTarget(link);
     if (panel) openers[panel] = link;
   }, true);

@@ -203,7 +203,8 @@ def test_the_card_offers_the_full_damage_form_and_who_sees_quick_actions(gm_clie
     page = dashboard(gm_client, campaign)
     damage = reverse("character_action", args=[campaign.pk, pc.pk, "damage"])
     assert re.search(
-        rf'<a href="{damage}" hx-get="{damage}"[^>]*data-action="damage_full">Dégâts…</a>', page
+        rf'<nav class="more" data-panel="#panel-{pc.pk}"[^>]*>\s*<a href="{damage}" data-action="damage_full">Dégâts…</a>',
+        page,
     )
     panel = gm_client.get(damage, headers={"HX-Request": "true"}).content.decode()
     assert 'name="ignores_pa"' in panel and 'name="cause"' in panel and 'name="visibility"' in panel
