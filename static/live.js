@@ -345,6 +345,9 @@
   }
   function restoreTyping(card) {
     var saved = typed[card.id];
+    // A form drawn when its part is opened (the fight's start, play/fight_views.py) is not
+    // there yet: what was typed in it waits for it (below).
+    if (saved && card.querySelector("[data-drawn-on-open]:empty")) return;
     delete typed[card.id];
     (saved || []).forEach(function (saved) {
       var field = document.getElementById(saved.id);
@@ -361,6 +364,14 @@
       }
     });
   }
+
+  // That form drawn: what was ticked and typed in it before the part was redrawn comes back.
+  document.body.addEventListener("htmx:load", function (evt) {
+    var el = evt.detail.elt;
+    var drawn = el && el.parentElement && el.parentElement.closest("[data-drawn-on-open]");
+    var part = drawn && drawn.closest("[id]");
+    if (part && typed[part.id]) restoreTyping(part);
+  });
 
   // The card that just changed: highlighted for a moment and announced to screen readers.
   document.body.addEventListener("htmx:load", function (evt) {
