@@ -1,8 +1,9 @@
 // The panel links of a card or a compact row (templates/play/_card.html, _row.html): each
-// opens its form in the panel below the character, the selector its list of links names
-// (`data-panel`), through htmx, the latest click replacing a request still on its way (as
-// hx-sync "replace" would). One listener for them all instead of an hx-get repeating each
-// link's href; without JavaScript, or with a modifier key, the link opens its page.
+// opens its form in the panel below the character, the one its list of links names
+// (`data-panel`), through htmx. The request is the panel's, as hx-sync="#panel:replace" makes
+// it: the latest click, or the panel's own Cancel, replaces any still on its way. One
+// listener for them all instead of an hx-get repeating each link's href; without JavaScript,
+// with a modifier key, or where the page has no such panel, the link opens its page.
 (function () {
   "use strict";
   document.addEventListener("click", function (evt) {
@@ -15,12 +16,11 @@
     // target or open a page): htmx's or the browser's.
     var own = link.closest("[hx-get]");
     if (own && list.contains(own)) return;
+    var panel = document.querySelector(list.getAttribute("data-panel"));
+    if (!panel) return;
     evt.preventDefault();
-    htmx.trigger(list, "htmx:abort");
-    htmx.ajax("GET", link.getAttribute("href"), {
-      source: list,
-      target: list.getAttribute("data-panel"),
-      swap: "innerHTML",
-    });
+    htmx.trigger(panel, "htmx:abort");
+    htmx.ajax("GET", link.getAttribute("href"), { source: panel, target: panel, swap: "innerHTML" })
+      .catch(function () { /* replaced by a later click, or failed: htmx says so */ });
   });
 })();

@@ -104,7 +104,7 @@ def test_a_row_holds_name_state_numbers_quick_actions_and_conditions(gm_client, 
     menu = gm_client.get(menu_url).content.decode()
     assert 'data-action="edit"' in menu and '<li data-missing="spend_flux">' in menu
     assert "Gêné" in text
-    assert f'hx-get="/c/{campaign.pk}/characters/{pc.pk}/card/?view=compact"' in row
+    assert f'data-src="/c/{campaign.pk}/characters/{pc.pk}/card/?view=compact"' in row
     assert 'name="visibility"' in row and '<option value="gm">MJ uniquement</option>' in row
 
 
@@ -203,7 +203,8 @@ def test_the_card_offers_the_full_damage_form_and_who_sees_quick_actions(gm_clie
     page = dashboard(gm_client, campaign)
     damage = reverse("character_action", args=[campaign.pk, pc.pk, "damage"])
     assert re.search(
-        rf'<nav class="more" data-panel="#panel-{pc.pk}"[^>]*>\s*<a href="{damage}" data-action="damage_full">Dégâts…</a>',
+        rf'<nav class="more" data-panel="#panel-{pc.pk}"[^>]*>\s*'
+        rf'<a href="{damage}" data-action="damage_full">Dégâts…</a>',
         page,
     )
     panel = gm_client.get(damage, headers={"HX-Request": "true"}).content.decode()
