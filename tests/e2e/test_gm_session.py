@@ -24,7 +24,7 @@ def live_refresh(page, character):
     settled what it last swapped in: the card's own partial, in its place."""
     page.wait_for_function("() => !document.querySelector('.htmx-added, .htmx-settling')")
     page.evaluate(
-        "card => htmx.ajax('GET', card.dataset.src, {source: card, target: card, swap: 'outerHTML'})",
+        "c => htmx.ajax('GET', c.dataset.src, {source: c, target: c, swap: 'outerHTML'})",
         page.locator(f"#character-{character.pk}").element_handle(),
     )
 
