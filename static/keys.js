@@ -117,8 +117,16 @@
     return target && /^#panel-/.test(target) ? target.replace(/^#/, "") : null;
   }
 
-  function openPanel(slot, action) {
+  function openPanel(slot, action, drawn) {
     var link = control(slot, action);
+    // A compact row's menu draws its links when it opens (play/views.py character_menu):
+    // drawn now, then pressed.
+    var menu = !link && !drawn && slot.querySelector(".row-menu .menu[hx-get]:empty");
+    if (menu) {
+      htmx.ajax("GET", menu.getAttribute("hx-get"), { source: menu, target: menu, swap: "innerHTML" })
+        .then(function () { openPanel(slot, action, true); }, unavailable);
+      return;
+    }
     if (!link) return unavailable();
     var target = targetOf(link);
     if (target) openers[target.replace(/^#/, "")] = slot;

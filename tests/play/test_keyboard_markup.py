@@ -20,8 +20,14 @@ def test_the_dashboard_carries_what_the_keyboard_needs(gm_client, world):
     # The shortcuts' list, and the controls they press.
     assert 'id="keys-help"' in content and "Raccourcis clavier" in content
     assert "Défaire la dernière modification" in content
-    for action in ("damage", "heal", "spend_flux", "check", "add_condition"):
+    for action in ("damage", "heal", "spend_flux"):
         assert f'data-action="{action}"' in content
+    # r and c: the panels' links, in the row's « Plus… », which static/keys.js draws first.
+    menu = reverse("character_menu", args=[world.campaign.pk, world.pc.pk]) + "?view=compact"
+    assert f'<div class="menu" hx-get="{menu}"' in content
+    drawn = gm_client.get(menu).content.decode()
+    for action in ("check", "add_condition"):
+        assert f'data-action="{action}"' in drawn
     # The script from static files only: the CSP forbids inline code.
     assert re.search(r'<script src="[^"]*keys\.js" defer></script>', content)
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", content)
@@ -42,5 +48,11 @@ def test_the_compact_rows_are_selected_the_same_way(gm_client, world):
     assert 'data-testid="row"' in content
     for character in (world.pc, world.other_pc, world.npc):
         assert f'<div class="row-slot" tabindex="0" data-character-id="{character.pk}"' in content
-    for action in ("damage", "heal", "spend_flux", "check", "add_condition"):
+    for action in ("damage", "heal", "spend_flux"):
         assert f'data-action="{action}"' in content
+    # r and c: the panels' links, in the row's « Plus… », which static/keys.js draws first.
+    menu = reverse("character_menu", args=[world.campaign.pk, world.pc.pk]) + "?view=compact"
+    assert f'<div class="menu" hx-get="{menu}"' in content
+    drawn = gm_client.get(menu).content.decode()
+    for action in ("check", "add_condition"):
+        assert f'data-action="{action}"' in drawn
