@@ -120,11 +120,12 @@
   function openPanel(slot, action, drawn) {
     var link = control(slot, action);
     // A compact row's menu draws its links when it opens (play/views.py character_menu):
-    // drawn now, then pressed.
+    // drawn now, then pressed once htmx has settled them (their hx-get processed).
     var menu = !link && !drawn && slot.querySelector(".row-menu .menu[hx-get]:empty");
     if (menu) {
+      menu.addEventListener("htmx:afterSettle", function () { openPanel(slot, action, true); }, { once: true });
       htmx.ajax("GET", menu.getAttribute("hx-get"), { source: menu, target: menu, swap: "innerHTML" })
-        .then(function () { openPanel(slot, action, true); }, unavailable);
+        .catch(unavailable);
       return;
     }
     if (!link) return unavailable();
