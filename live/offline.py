@@ -44,6 +44,7 @@ ASSETS = (
     "sealed.js",
     "requests.js",
     "confirm.js",
+    "panels.js",
     "django_htmx/htmx-2.min.js",
     "django_htmx/ext/hx-sse-2.min.js",
     "manifest.webmanifest",

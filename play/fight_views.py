@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from campaign.models import Campaign, DashboardView, Visibility
 from campaign.permissions import can_roll_for, get_gm_membership, get_membership
@@ -160,6 +160,17 @@ def _attempt(request, membership, call):
     except RuleError as error:
         return _refused(request, membership, rule_message(error, gm=membership.is_gm))
     return _done(request, membership, result)
+
+
+@login_required
+@require_GET
+def fight_start_form(request, campaign_id):
+    """The GM's form to start a fight: every character who may fight, to tick in their order
+    (R33). Drawn when the GM opens the fight section's start, not on every dashboard."""
+    membership = get_gm_membership(request, campaign_id)
+    campaign = membership.campaign
+    context = {"campaign": campaign, "fight_section": selectors.fight_section(campaign)}
+    return render(request, "play/_fight_start_form.html", context)
 
 
 @login_required

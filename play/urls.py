@@ -186,6 +186,11 @@ urlpatterns = [
         name="party_forecast",
     ),
     path("c/<int:campaign_id>/fight/start/", fight_views.fight_start, name="fight_start"),
+    path(
+        "c/<int:campaign_id>/fight/start/form/",
+        fight_views.fight_start_form,
+        name="fight_start_form",
+    ),
     path("c/<int:campaign_id>/fight/next/", fight_views.fight_next_turn, name="fight_next_turn"),
     path("c/<int:campaign_id>/fight/end/", fight_views.fight_end, name="fight_end"),
     path("c/<int:campaign_id>/fight/join/", fight_views.fight_join, name="fight_join"),

@@ -21,7 +21,7 @@ from journal.models import AuditEntry
 from journal.texts import current_language, explanation, rule_message
 from play import parts, player, selectors, services
 from play.actions import ACTIONS, GROUP_ACTIONS, PARTY_ACTIONS, CheckForm
-from play.cards import CARDS, preload, request_csrf_input, shown_view
+from play.cards import CARDS, COMPACT, preload, request_csrf_input, shown_view
 from play.forms import CharacterForm
 from play.requests import PREFETCHED
 from rules.engine import DiceScriptExhausted, RuleError
@@ -369,7 +369,8 @@ def character_card(request, campaign_id, character_id):
 def character_menu(request, campaign_id, character_id):
     """The GM's « Plus… » of a card or a compact row, drawn when it is opened (a card carries
     only the actions at hand): edit, NPCs in numbers and off the table, and why some actions
-    are missing."""
+    are missing; for a compact row (?view=compact), first the rule links and the fight's order
+    that its card shows at once."""
     membership = get_gm_membership(request, campaign_id)
     campaign = membership.campaign
     character = get_object_or_404(selectors.characters_for_cards(campaign), pk=character_id)
@@ -381,6 +382,7 @@ def character_menu(request, campaign_id, character_id):
             "membership": membership,
             "card": selectors.card_for(character, campaign),
             "csrf_input": request_csrf_input(request),
+            "compact": shown_view(request.GET.get("view")) == COMPACT,
         },
     )
 

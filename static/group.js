@@ -78,8 +78,9 @@
   // The GM acts elsewhere (a card's button, the party bar, the fight): the bar's last result
   // and open form step aside, so that they never cover the answer she now waits for. The
   // selection stays; the result stays in the log, and the history can still undo it. Live
-  // refetches (no control of the GM's) leave them be.
-  var CONTROL = "a, button, form, input, select";
+  // refetches (no control of the GM's) leave them be. A card's panel link asks as its panel
+  // (static/panels.js).
+  var CONTROL = "a, button, form, input, select, .panel-slot";
   document.body.addEventListener("htmx:beforeRequest", function (event) {
     var elt = event.detail && event.detail.elt;
     if (!elt || !elt.matches || bar.hidden || bar.contains(elt) || !elt.matches(CONTROL)) return;

@@ -96,7 +96,8 @@
 
   // The hx-target an element's request goes to, as htmx reads it: its own, or the nearest
   // ancestor's, unless an ancestor on the way keeps its attributes to itself (hx-disinherit).
-  // The cards and rows set it once on their list of links. "this" names the element that says it.
+  // The cards and rows name their panel once on their list of links (data-panel, static/panels.js).
+  // "this" names the element that says it.
   function targetOf(el) {
     for (var node = el; node && node.getAttribute; node = node.parentElement) {
       if (node !== el) {
@@ -104,6 +105,7 @@
         if (kept.indexOf("*") >= 0 || kept.indexOf("hx-target") >= 0) return null;
       }
       var target = node.getAttribute("hx-target");
+      if (target === null) target = node.getAttribute("data-panel"); // static/panels.js
       if (target === null) continue;
       return target === "this" ? (node.id ? "#" + node.id : null) : target;
     }
@@ -115,8 +117,17 @@
     return target && /^#panel-/.test(target) ? target.replace(/^#/, "") : null;
   }
 
-  function openPanel(slot, action) {
+  function openPanel(slot, action, drawn) {
     var link = control(slot, action);
+    // A compact row's menu draws its links when it opens (play/views.py character_menu):
+    // drawn now, then pressed once htmx has settled them (their hx-get processed).
+    var menu = !link && !drawn && slot.querySelector(".row-menu .menu[hx-get]:empty");
+    if (menu) {
+      menu.addEventListener("htmx:afterSettle", function () { openPanel(slot, action, true); }, { once: true });
+      htmx.ajax("GET", menu.getAttribute("hx-get"), { source: menu, target: menu, swap: "innerHTML" })
+        .catch(unavailable);
+      return;
+    }
     if (!link) return unavailable();
     var target = targetOf(link);
     if (target) openers[target.replace(/^#/, "")] = slot;
@@ -199,7 +210,7 @@
   // own click, not trusted, keeps the card's slot).
   document.addEventListener("click", function (event) {
     if (!event.isTrusted || !event.target.closest) return;
-    var link = event.target.closest("a[hx-get]");
+    var link = event.target.closest("a[hx-get], [data-panel] a[href]");
     var panel = link && panelTarget(link);
     if (panel) openers[panel] = link;
   }, true);

@@ -113,7 +113,7 @@
   // The cards whose new HTML the stream may bring: those with a partial of their own.
   function shownCards() {
     var ids = [];
-    document.querySelectorAll("[id^='character-'][hx-get]").forEach(function (card) {
+    document.querySelectorAll("[id^='character-'][data-src]").forEach(function (card) {
       var id = cardId(card);
       if (id) ids.push(id);
     });
@@ -205,6 +205,14 @@
     refetchPart("proposals-" + id);
   }
 
+  // A card or compact row refetched from its own partial (its data-src), in its place; a
+  // refetch still on its way is followed by this one (htmx's queue, as for any trigger).
+  function refetchCard(card) {
+    htmx.ajax("GET", card.getAttribute("data-src"), {
+      source: card, target: card, swap: "outerHTML",
+    }).catch(function () { /* failed: htmx:sendError retries it (below) */ });
+  }
+
   function refresh(id) {
     // A player's home: the change may be the GM giving or taking this character, which
     // moves it between their own list and the party's, so both lists are redrawn whole, in
@@ -216,8 +224,8 @@
     }
     pending[id] = true;
     var card = document.getElementById("character-" + id);
-    if (card && card.hasAttribute("hx-get")) {
-      htmx.trigger(document.body, "refresh-" + id); // the card refetches its own partial
+    if (card && card.hasAttribute("data-src")) {
+      refetchCard(card); // the card refetches its own partial
     } else if (card) {
       refetchPart("character-" + id);
     }
@@ -345,6 +353,9 @@
   }
   function restoreTyping(card) {
     var saved = typed[card.id];
+    // A form drawn when its part is opened (the fight's start, play/fight_views.py) is not
+    // there yet: what was typed in it waits for it (below).
+    if (saved && card.querySelector("[data-drawn-on-open]:empty")) return;
     delete typed[card.id];
     (saved || []).forEach(function (saved) {
       var field = document.getElementById(saved.id);
@@ -361,6 +372,14 @@
       }
     });
   }
+
+  // That form drawn: what was ticked and typed in it before the part was redrawn comes back.
+  document.body.addEventListener("htmx:load", function (evt) {
+    var el = evt.detail.elt;
+    var drawn = el && el.parentElement && el.parentElement.closest("[data-drawn-on-open]");
+    var part = drawn && drawn.closest("[id]");
+    if (part && typed[part.id]) restoreTyping(part);
+  });
 
   // The card that just changed: highlighted for a moment and announced to screen readers.
   document.body.addEventListener("htmx:load", function (evt) {

@@ -567,6 +567,7 @@ ROUTES = [
         data=lambda w: {"amount": "1", "visibility": "everyone", "selected": [w.pc.pk, w.npc.pk]},
     ),
     # play/urls.py: the fight (R33); the world's fight is running (see `world` below)
+    Route("fight_start_form", ("get",), _c("fight_start_form"), GM_ONLY),
     Route(
         "fight_start",
         ("post",),

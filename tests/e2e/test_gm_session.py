@@ -21,9 +21,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 def live_refresh(page, character):
     """What static/live.js does when the stream says `character` changed, once htmx has
-    processed what it last swapped in (the card listens for it from then on)."""
+    settled what it last swapped in: the card's own partial, in its place."""
     page.wait_for_function("() => !document.querySelector('.htmx-added, .htmx-settling')")
-    page.evaluate(f"htmx.trigger(document.body, 'refresh-{character.pk}')")
+    page.evaluate(
+        "c => htmx.ajax('GET', c.dataset.src, {source: c, target: c, swap: 'outerHTML'})",
+        page.locator(f"#character-{character.pk}").element_handle(),
+    )
 
 
 def test_a_gm_plays_a_session_on_the_same_cards_without_reloading(

@@ -162,6 +162,7 @@ def test_r33_the_fight_the_clock_and_the_log_come_pushed_to_a_dashboard_and_a_ph
     section = acting.locator("#fight")
     section.locator("summary").click()
     boxes = section.locator("input[name=fighters]")
+    expect(boxes.first).to_be_visible()  # the start form, drawn when opened
     for i in range(boxes.count()):
         boxes.nth(i).check()
     section.get_by_role("button", name="Commencer le combat").click()

@@ -95,16 +95,20 @@ def test_a_row_holds_name_state_numbers_quick_actions_and_conditions(gm_client, 
     assert "Isaure" in text and "Debout" in text
     assert 'data-testid="pv">11/14<' in row and 'data-testid="flux">0/10<' in row
     actions = set(re.findall(r'data-action="(\w+)"', row))
-    # R1: no Flux to spend; the full damage form is a link; the rest is in the menu, whose
-    # seldom used part (edit, why actions are missing) is drawn when it opens.
-    assert {"damage", "heal", "restore_flux", "damage_full", "check"} <= actions
-    assert "spend_flux" not in actions
-    menu_url = reverse("character_menu", args=[campaign.pk, pc.pk])
+    # R1: no Flux to spend; the full damage form is a link; the rest is in the menu, drawn
+    # when it opens: the rule links first, then edit and why actions are missing.
+    assert {"damage", "heal", "restore_flux", "damage_full"} <= actions
+    assert "spend_flux" not in actions and "check" not in actions
+    menu_url = reverse("character_menu", args=[campaign.pk, pc.pk]) + "?view=compact"
     assert f'hx-get="{menu_url}"' in row and "data-missing" not in row
     menu = gm_client.get(menu_url).content.decode()
     assert 'data-action="edit"' in menu and '<li data-missing="spend_flux">' in menu
+    check = reverse("character_action", args=[campaign.pk, pc.pk, "check"])
+    assert f'<a href="{check}" hx-get="{check}"\n  hx-target="#panel-{pc.pk}"' in menu
+    card_menu = gm_client.get(menu_url.split("?")[0]).content.decode()
+    assert 'data-action="edit"' in card_menu and 'data-action="check"' not in card_menu
     assert "Gêné" in text
-    assert f'hx-get="/c/{campaign.pk}/characters/{pc.pk}/card/?view=compact"' in row
+    assert f'data-src="/c/{campaign.pk}/characters/{pc.pk}/card/?view=compact"' in row
     assert 'name="visibility"' in row and '<option value="gm">MJ uniquement</option>' in row
 
 
@@ -129,7 +133,13 @@ def test_a_row_shows_what_is_left_in_the_running_fight(gm_client, campaign, pc, 
     )
     assert 'data-action="spend-action"' in seat and 'data-action="spend-reflex"' not in seat
     assert 'hx-target="#result-fight"' in seat
-    assert 'data-action="fight-up"' in row and 'data-action="fight-out"' in row
+    # The fight's order is in the row's « Plus… », drawn when it opens.
+    menu_url = reverse("character_menu", args=[campaign.pk, pc.pk]) + "?view=compact"
+    assert f'hx-get="{menu_url}"' in row and 'data-action="fight-up"' not in row
+    menu = gm_client.get(menu_url).content.decode()
+    order = re.search(r'<form method="post" class="order".*?</form>', menu, re.S).group(0)
+    assert 'data-action="fight-up"' in order and 'data-action="fight-out"' in order
+    assert 'hx-target="#result-fight"' in order and "csrfmiddlewaretoken" in order
     other = row_of(page, npc)
     assert "current-turn" not in other
     assert 'data-testid="actions-left">2<' in other and 'data-testid="reflexes-left">1<' in other
@@ -203,7 +213,9 @@ def test_the_card_offers_the_full_damage_form_and_who_sees_quick_actions(gm_clie
     page = dashboard(gm_client, campaign)
     damage = reverse("character_action", args=[campaign.pk, pc.pk, "damage"])
     assert re.search(
-        rf'<a href="{damage}" hx-get="{damage}"[^>]*data-action="damage_full">Dégâts…</a>', page
+        rf'<nav class="more" data-panel="#panel-{pc.pk}"[^>]*>\s*'
+        rf'<a href="{damage}" data-action="damage_full">Dégâts…</a>',
+        page,
     )
     panel = gm_client.get(damage, headers={"HX-Request": "true"}).content.decode()
     assert 'name="ignores_pa"' in panel and 'name="cause"' in panel and 'name="visibility"' in panel

@@ -106,8 +106,12 @@ def test_without_a_fight_the_section_offers_every_living_character(gm_client, wo
     response = gm_client.get(url(world, "campaign"))
     assert response.status_code == 200
     html = section(response.content.decode())
-    assert "Commencer le combat" in html
-    offered = re.findall(r'name="fighters" value="(\d+)"', html)
+    # The start form is drawn when the GM opens it: the dashboard lists no candidate.
+    assert "Commencer le combat" not in html and 'name="fighters"' not in html
+    assert f'hx-get="{url(world, "fight_start_form")}"' in html
+    form = gm_client.get(url(world, "fight_start_form")).content.decode()
+    assert "Commencer le combat" in form
+    offered = re.findall(r'name="fighters" value="(\d+)"', form)
     assert sorted(map(int, offered)) == sorted([world.pc.pk, world.npc.pk])  # not the dead
     # The section sits under the party bar, with its own result slot below it.
     page = response.content.decode()
@@ -197,7 +201,7 @@ def test_r33_the_gm_ends_the_fight(gm_client, world):
     html = response.content.decode()
     assert fight_of(world.campaign) is None
     assert "Fin du combat" in html
-    assert "Commencer le combat" in section(html)
+    assert url(world, "fight_start_form") in section(html)  # the start, drawn when opened
     assert "its-turn" not in card_tag(html, world.pc.pk)
     assert not world.pc.conditions.exists()  # R25: the Surpris the start gave ends with it
 

@@ -42,5 +42,11 @@ def test_the_compact_rows_are_selected_the_same_way(gm_client, world):
     assert 'data-testid="row"' in content
     for character in (world.pc, world.other_pc, world.npc):
         assert f'<div class="row-slot" tabindex="0" data-character-id="{character.pk}"' in content
-    for action in ("damage", "heal", "spend_flux", "check", "add_condition"):
+    for action in ("damage", "heal", "spend_flux"):
         assert f'data-action="{action}"' in content
+    # r and c: the panels' links, in the row's « Plus… », which static/keys.js draws first.
+    menu = reverse("character_menu", args=[world.campaign.pk, world.pc.pk]) + "?view=compact"
+    assert f'<div class="menu" hx-get="{menu}"' in content
+    drawn = gm_client.get(menu).content.decode()
+    for action in ("check", "add_condition"):
+        assert f'data-action="{action}"' in drawn
