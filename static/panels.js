@@ -23,4 +23,11 @@
     htmx.ajax("GET", link.getAttribute("href"), { source: panel, target: panel, swap: "innerHTML" })
       .catch(function () { /* replaced by a later click, or failed: htmx says so */ });
   });
+  // A link chosen in a « Plus… » menu closes it: the panel it opens is not left under the menu.
+  // (Its buttons leave it open: the fight's order may be moved by more than one place.)
+  document.addEventListener("click", function (evt) {
+    var link = evt.target.closest ? evt.target.closest("a[href]") : null;
+    var menu = link && link.closest("details.row-menu, details.more-menu");
+    if (menu) menu.open = false;
+  });
 })();

@@ -94,14 +94,18 @@ class Page:
             raise RuntimeError(f"{self.path}: HTTP {status}")
         page = body.decode()
         self.ids = set(IDS.findall(page))
+        # The cards live.js names in its stream's address: those with their own partial's
+        # address (data-src; hx-get before static/panels.js), which it refetches from.
         self.cards = [
             int(m.group(1).split("-")[1])
             for m in TAG_WITH_ID.finditer(page)
-            if "hx-get=" in m.group(0)
+            if "data-src=" in m.group(0) or "hx-get=" in m.group(0)
         ]
         self.card_urls = {
-            pk: attribute(page, f"character-{pk}", "hx-get") for pk in self.cards
-        }  # fmt: skip
+            pk: attribute(page, f"character-{pk}", "data-src")
+            or attribute(page, f"character-{pk}", "hx-get")
+            for pk in self.cards
+        }
         self.view = ""
         found = re.search(r'data-dashboard-view="([^"]*)"', page)
         if found:
