@@ -342,3 +342,20 @@ def more_menu(card):
     menu = card.locator("details.more-menu .menu")
     expect(menu.locator("a").first).to_be_visible()
     return menu
+
+
+def open_gm_dashboard(browser, live_server, console_errors, campaign, viewport):
+    """The GM's dashboard of `campaign` in a new context at `viewport`, marked so that a reload
+    shows (`no_errors`)."""
+    context, page = open_context(browser, live_server, console_errors, viewport, "gaelle_mj")
+    page.goto(f"{live_server.url}/c/{campaign.pk}/")
+    page.evaluate(f"{NO_RELOAD} = 'still here'")
+    return context, page
+
+
+def no_errors(page, console_errors, allowed=()):
+    """No htmx error event, no console error but those naming one of `allowed` (a refusal's
+    4xx), and no reload since `open_gm_dashboard`."""
+    assert page.evaluate("window.__htmx_errors") == []
+    assert [e for e in console_errors.errors if not any(a in e for a in allowed)] == []
+    assert page.evaluate(NO_RELOAD) == "still here"

@@ -10,29 +10,16 @@ from playwright.sync_api import expect
 
 from campaign.models import Membership
 from characters.models import Character
-from tests.e2e.pages import GM_VIEWPORT, NO_RELOAD, PHONE, more_menu, open_context
+from tests.e2e.pages import GM_VIEWPORT, PHONE, more_menu, no_errors, open_gm_dashboard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _dashboard(browser, live_server, console_errors, campaign, viewport):
-    context, page = open_context(browser, live_server, console_errors, viewport, "gaelle_mj")
-    page.goto(f"{live_server.url}/c/{campaign.pk}/")
-    page.evaluate(f"{NO_RELOAD} = 'still here'")
-    return context, page
-
-
-def _no_errors(page, console_errors, allowed=()):
-    assert page.evaluate("window.__htmx_errors") == []
-    assert [e for e in console_errors.errors if not any(a in e for a in allowed)] == []
-    assert page.evaluate(NO_RELOAD) == "still here"
 
 
 def test_the_cards_more_menu_is_drawn_each_time_it_is_opened(
     browser, live_server, console_errors, campaign, pc, npc, artifacts, debug
 ):
     mode = "debug" if debug else "production"
-    context, page = _dashboard(browser, live_server, console_errors, campaign, GM_VIEWPORT)
+    context, page = open_gm_dashboard(browser, live_server, console_errors, campaign, GM_VIEWPORT)
     card = page.locator(f"#character-{npc.pk}")
     expect(card.locator("[data-missing]")).to_have_count(0)  # not in the card until opened
     for pv in (11, 10, 9):  # the Vicomte's 12 PV, 1 damage at a time (PA 0)
@@ -54,7 +41,7 @@ def test_the_cards_more_menu_is_drawn_each_time_it_is_opened(
     panel.get_by_label("Nombre de copies").fill("50")
     panel.get_by_role("button", name="Dupliquer", exact=True).click()
     expect(panel.get_by_test_id("duplicate-error")).to_contain_text("entre 1 et 20")
-    _no_errors(page, console_errors, allowed=(f"/characters/{npc.pk}/duplicate/",))
+    no_errors(page, console_errors, allowed=(f"/characters/{npc.pk}/duplicate/",))
     context.close()
 
 
@@ -64,7 +51,7 @@ def test_the_compact_rows_more_draws_the_seldom_used_part_on_a_phone(
     mode = "debug" if debug else "production"
     Membership.objects.filter(campaign=campaign, user=gm).update(dashboard_view="compact")
     Character.objects.filter(pk=pc.pk).update(flux=0)
-    context, page = _dashboard(browser, live_server, console_errors, campaign, PHONE)
+    context, page = open_gm_dashboard(browser, live_server, console_errors, campaign, PHONE)
     # The row's controls wrap on a phone: the page never scrolls sideways (it was 610 px wide).
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     row = page.locator(f"#character-{pc.pk}")
@@ -74,5 +61,5 @@ def test_the_compact_rows_more_draws_the_seldom_used_part_on_a_phone(
     expect(menu.locator("[data-missing~=spend_flux]")).to_contain_text("Flux")  # then the rest
     expect(menu.get_by_role("link", name="Modifier")).to_be_visible()
     page.screenshot(path=artifacts / f"more-menu-row-phone-{mode}.png")
-    _no_errors(page, console_errors)
+    no_errors(page, console_errors)
     context.close()

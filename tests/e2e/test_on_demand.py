@@ -9,29 +9,16 @@ import pytest
 from playwright.sync_api import expect
 
 from campaign.models import Campaign, Membership
-from tests.e2e.pages import GM_VIEWPORT, NO_RELOAD, PHONE, open_context
+from tests.e2e.pages import GM_VIEWPORT, PHONE, no_errors, open_gm_dashboard
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def _dashboard(browser, live_server, console_errors, campaign, viewport):
-    context, page = open_context(browser, live_server, console_errors, viewport, "gaelle_mj")
-    page.goto(f"{live_server.url}/c/{campaign.pk}/")
-    page.evaluate(f"{NO_RELOAD} = 'still here'")
-    return context, page
-
-
-def _no_errors(page, console_errors, allowed=()):
-    assert page.evaluate("window.__htmx_errors") == []
-    assert [e for e in console_errors.errors if not any(a in e for a in allowed)] == []
-    assert page.evaluate(NO_RELOAD) == "still here"
 
 
 def test_the_cards_panels_and_the_fight_start_drawn_when_asked(
     browser, live_server, console_errors, campaign, pc, other_pc, npc, artifacts, debug
 ):
     mode = "debug" if debug else "production"
-    context, page = _dashboard(browser, live_server, console_errors, campaign, GM_VIEWPORT)
+    context, page = open_gm_dashboard(browser, live_server, console_errors, campaign, GM_VIEWPORT)
     card, panel = page.locator(f"#character-{pc.pk}"), page.locator(f"#panel-{pc.pk}")
     section = page.locator("#fight")
     # Neither the start form nor its candidates are in the page until the GM opens it.
@@ -67,7 +54,7 @@ def test_the_cards_panels_and_the_fight_start_drawn_when_asked(
     section.get_by_role("button", name="Commencer le combat").click()
     expect(page.locator("#result-fight")).to_contain_text("Début du combat")
     assert Campaign.objects.get(pk=campaign.pk).fight["order"] == [str(npc.pk), str(pc.pk)]
-    _no_errors(page, console_errors, allowed=(f"/c/{campaign.pk}/fight/start/",))
+    no_errors(page, console_errors, allowed=(f"/c/{campaign.pk}/fight/start/",))
     context.close()
 
 
@@ -76,7 +63,7 @@ def test_the_compact_rows_more_draws_its_links_and_opens_a_panel_on_a_phone(
 ):
     mode = "debug" if debug else "production"
     Membership.objects.filter(campaign=campaign, user=gm).update(dashboard_view="compact")
-    context, page = _dashboard(browser, live_server, console_errors, campaign, PHONE)
+    context, page = open_gm_dashboard(browser, live_server, console_errors, campaign, PHONE)
     row, panel = page.locator(f"#character-{pc.pk}"), page.locator(f"#panel-{pc.pk}")
     page.screenshot(path=artifacts / f"on-demand-rows-phone-{mode}.png")
     expect(row.locator("a[data-action=check]")).to_have_count(0)  # drawn when opened
@@ -101,5 +88,5 @@ def test_the_compact_rows_more_draws_its_links_and_opens_a_panel_on_a_phone(
     row.get_by_role("button", name="Soigner").click()
     expect(row.get_by_test_id("pv")).to_have_text("11/14")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    _no_errors(page, console_errors)
+    no_errors(page, console_errors)
     context.close()
