@@ -285,18 +285,12 @@ def _seats_moved(before: engine.Fight | None, after: engine.Fight | None) -> set
 # would build and compile each of them again on every read, and this read is in every action
 # (most of its CPU was that compilation). They name the outer row by its table, which is the
 # base table of `locked_rows`' own query (a top-level query: never a subquery of another).
-_ROW = f"{connection.ops.quote_name(Character._meta.db_table)}.{connection.ops.quote_name('id')}"
-_OF_ROW = f"U0.character_id = {_ROW}"
-_PROPOSAL = connection.ops.quote_name(Proposal._meta.db_table)
-_REQUEST = connection.ops.quote_name(RollRequest._meta.db_table)
-_CONDITION = connection.ops.quote_name(Condition._meta.db_table)
-_SEQUEL = connection.ops.quote_name(Sequel._meta.db_table)
-_CHARACTERS = connection.ops.quote_name(Character._meta.db_table)
+_PROPOSAL, _REQUEST, _CONDITION, _SEQUEL, _CHARACTERS = (
+    connection.ops.quote_name(model._meta.db_table)
+    for model in (Proposal, RollRequest, Condition, Sequel, Character)
+)
+_OF_ROW = f"U0.character_id = {_CHARACTERS}.{connection.ops.quote_name('id')}"
 _RULES = sorted(str(kind) for kind in RULES_ROLL_KINDS)
-
-
-def _row_sql(sql: str, params, output_field) -> RawSQL:
-    return RawSQL(sql, params, output_field=output_field)
 
 
 def _row_exists(table: str, where: str = "", params=()) -> RawSQL:
@@ -333,10 +327,10 @@ def locked_rows(
         # then may one lapse after the action), and whether it has any request at all (its
         # card lists them).
         rows = rows.select_related("owner").annotate(
-            pending_proposals=_row_sql(
+            pending_proposals=RawSQL(
                 f"SELECT COUNT(*) FROM {_PROPOSAL} U0 WHERE {_OF_ROW} AND U0.status = %s",
                 [str(ProposalStatus.PENDING)],
-                IntegerField(),
+                output_field=IntegerField(),
             ),
             rules_roll_waits=_row_exists(
                 _REQUEST,
