@@ -400,6 +400,8 @@ def test_checking_from_an_entry_read_tells_what_checking_its_seal_tells(campaign
     assert by_entry.extends and by_seal.extends
     assert (str(by_entry.seal), str(by_entry.current)) == (str(by_seal.seal), str(by_seal.current))
     assert str(by_entry.current) == str(audit.seal_for(campaign.pk))
+    # When its last entry was written, as the seal endpoint shows it (a moment, not text).
+    assert by_entry.current.at == audit.seal_for(campaign.pk).at
     # From the empty log: the whole chain is walked.
     assert str(audit.check_from(campaign.pk, None).current) == str(by_seal.current)
 
