@@ -24,7 +24,7 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -701,25 +701,20 @@ def check_seal(campaign_id: int, seal: Seal, *, full: bool = False) -> SealCheck
             return SealCheck(seal, seal_for(campaign_id), "changed")
     elif seal.count or seal.prefix != EMPTY_PREFIX:
         return SealCheck(seal, seal_for(campaign_id), "changed")
-    if full:
-        walk = walk_chain(campaign_id)
-        current = _seal_of(campaign_id, walk.head) if walk.problem is None else None
-    else:
-        # An open page's check stays quick whatever the seal's age: the entries after it, up
-        # to SEAL_CHECK_LIMIT (`verify_log --seal` checks them all).
-        walk = walk_chain(campaign_id, start=sealed, limit=SEAL_CHECK_LIMIT)
-        current = None
-    current = current or seal_for(campaign_id)
+    if not full:
+        return replace(check_from(campaign_id, sealed), seal=seal)
+    walk = walk_chain(campaign_id)
     if walk.problem is not None:
-        return SealCheck(seal, current, "broken", walk.problem)
-    return SealCheck(seal, current)
+        return SealCheck(seal, seal_for(campaign_id), "broken", walk.problem)
+    return SealCheck(seal, _seal_of(campaign_id, walk.head))
 
 
 def check_from(campaign_id: int, sealed: AuditEntry | None) -> SealCheck:
-    """`check_seal` of the seal of `sealed`, an entry of the campaign just read (None: the
-    empty log), without reading it again: the chain from it to the latest entry verifies (up to
-    SEAL_CHECK_LIMIT entries), and the current seal is the last entry walked (read apart only
-    past the limit, or on a problem)."""
+    """Does the log extend the seal of `sealed`, an entry of the campaign already read (None:
+    the empty log)? The chain from it to the latest entry verifies: an open page's check stays
+    quick whatever the seal's age, as it walks at most SEAL_CHECK_LIMIT entries (`verify_log
+    --seal` checks them all). The current seal is the last entry walked (read apart only past
+    the limit, or on a problem). The live stream calls it with the entry it read."""
     head = None if sealed is None else (sealed.pk, sealed.seq, sealed.hash, sealed.created_at)
     seal = _seal_of(campaign_id, head)
     walk = walk_chain(campaign_id, start=sealed, limit=SEAL_CHECK_LIMIT)
