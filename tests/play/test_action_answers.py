@@ -11,6 +11,7 @@ from django.urls import reverse
 from campaign.models import Campaign
 from journal.models import AuditEntry
 from play.actions import ACTIONS, PARTY_ACTIONS
+from play.proposals import proposal_make
 from tests.play.steps import body, prepared, run
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -296,3 +297,20 @@ def test_a_form_posts_with_htmx_only_in_a_panel(gm_client, world):
     assert cancel in panel
     page = gm_client.get(url).content.decode()  # its own page: no panel, no result to target
     assert f'action="{url}"' in page and "hx-post" not in part(page, "main")
+
+
+def test_a_card_an_action_redraws_counts_the_proposals_waiting_as_the_card_itself_does(
+    gm_client, world
+):
+    """The action reads its rows with the proposals' count written in SQL (play/services/
+    runner.py locked_rows), the card's own page with the ORM's (play/reads.py): both say 2."""
+    for amount in (1, 2):
+        proposal_make(
+            character_id=world.pc.pk,
+            actor=world.player,
+            action="damage",
+            arguments={"amount": amount},
+        )
+    answer = act(gm_client, world, "damage")
+    assert 'data-proposals="2"' in part(answer.content.decode(), f"character-{world.pc.pk}")
+    assert_redrawn_as_the_page_shows_it(gm_client, world, answer)
